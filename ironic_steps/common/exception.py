@@ -1,0 +1,158 @@
+"""Every error ironic-steps raises, one class each.
+
+A class carries a message template filled from keyword arguments and, for
+errors that reach the REST API, an HTTP status shared by its family:
+:class:`Invalid` 400, :class:`NotFound` 404, :class:`NotAcceptable` 406,
+:class:`Conflict` 409, :class:`TemporaryFailure` 503.  Messages are meant for
+people: they name the bad value and, where there are any, the valid ones.
+"""
+
+import http
+
+
+class IronicStepsException(Exception):
+    """Base class: ``_msg_fmt`` % kwargs, or an explicit message."""
+
+    _msg_fmt = 'An unknown error occurred.'
+    code = http.HTTPStatus.INTERNAL_SERVER_ERROR
+
+    def __init__(self, message=None, **kwargs):
+        self.kwargs = kwargs
+        if message is None:
+            try:
+                message = self._msg_fmt % kwargs
+            except (KeyError, TypeError) as exc:
+                # A wrong template argument is our bug; keep the original
+                # intent readable rather than failing inside an error path.
+                message = '%s (message arguments %r: %s)' % (
+                    self._msg_fmt, kwargs, exc)
+        super().__init__(message)
+
+    @property
+    def message(self):
+        return str(self)
+
+
+# --- 400: the request or the driver input is wrong -------------------------
+
+class Invalid(IronicStepsException):
+    _msg_fmt = 'Invalid input.'
+    code = http.HTTPStatus.BAD_REQUEST
+
+
+class InvalidParameterValue(Invalid):
+    _msg_fmt = '%(err)s'
+
+
+class MissingParameterValue(InvalidParameterValue):
+    _msg_fmt = '%(err)s'
+
+
+class InvalidStateRequested(Invalid):
+    _msg_fmt = ("The requested action '%(action)s' cannot be performed on "
+                "node %(node)s while it is in state '%(state)s'. Actions "
+                "allowed in that state: %(allowed)s.")
+
+
+class InterfaceNotFoundInEntrypoint(Invalid):
+    _msg_fmt = ("Interface '%(name)s' of type %(interface_type)s is not "
+                "supported by hardware type %(hardware_type)s; it supports: "
+                "%(valid)s.")
+
+
+class InvalidStep(Invalid):
+    _msg_fmt = '%(reason)s'
+
+
+# --- 404 --------------------------------------------------------------------
+
+class NotFound(IronicStepsException):
+    _msg_fmt = 'Resource could not be found.'
+    code = http.HTTPStatus.NOT_FOUND
+
+
+class NodeNotFound(NotFound):
+    _msg_fmt = 'Node %(node)s could not be found.'
+
+
+class DriverNotFound(NotFound):
+    _msg_fmt = ("Hardware type '%(driver_name)s' is not enabled or not "
+                "installed; enabled hardware types: %(enabled)s.")
+
+
+# --- 406 --------------------------------------------------------------------
+
+class NotAcceptable(IronicStepsException):
+    _msg_fmt = 'Request not acceptable.'
+    code = http.HTTPStatus.NOT_ACCEPTABLE
+
+
+# --- 409 --------------------------------------------------------------------
+
+class Conflict(IronicStepsException):
+    _msg_fmt = 'Conflict.'
+    code = http.HTTPStatus.CONFLICT
+
+
+class NodeLocked(Conflict):
+    _msg_fmt = ('Node %(node)s is locked by host %(host)s, please retry '
+                'after the current operation is completed.')
+
+
+class NodeAlreadyExists(Conflict):
+    _msg_fmt = 'A node with UUID %(uuid)s already exists.'
+
+
+class DuplicateName(Conflict):
+    _msg_fmt = 'A node with name %(name)s already exists.'
+
+
+class NodeInWrongState(Conflict):
+    _msg_fmt = ('Node %(node)s cannot be %(action)s while it is in state '
+                '%(state)s.')
+
+
+# --- 503 --------------------------------------------------------------------
+
+class TemporaryFailure(IronicStepsException):
+    _msg_fmt = 'Resource temporarily unavailable, please retry.'
+    code = http.HTTPStatus.SERVICE_UNAVAILABLE
+
+
+class NoFreeConductorWorker(TemporaryFailure):
+    _msg_fmt = ('Requested action cannot be performed due to lack of free '
+                'conductor workers.')
+
+
+# --- step framework: raised by drivers, caught by the conductor -------------
+
+class StepFailed(IronicStepsException):
+    """A step could not complete; the flow that ran it fails the node."""
+
+    _msg_fmt = 'Step %(step)s failed: %(reason)s'
+
+
+class DeployStepFailed(StepFailed):
+    _msg_fmt = 'Deploy step %(step)s failed: %(reason)s'
+
+
+class CleanStepFailed(StepFailed):
+    _msg_fmt = 'Clean step %(step)s failed: %(reason)s'
+
+
+class DriverStepConflict(IronicStepsException):
+    """The driver offers steps that cannot be ordered: a driver bug."""
+
+    _msg_fmt = ('Interface %(interface)s offers %(kind)s steps %(steps)s '
+                'with the same priority %(priority)s; they cannot be '
+                'ordered. This is a bug in the driver.')
+
+
+class NoStepsFound(IronicStepsException):
+    _msg_fmt = 'No %(kind)s steps are offered by the driver of node %(node)s.'
+
+
+class InvalidStepDefinition(IronicStepsException, ValueError):
+    """A step decorator was applied with bad arguments (at import time)."""
+
+    _msg_fmt = '@%(decorator)s on %(function)s: %(reason)s'

@@ -1,0 +1,118 @@
+"""The provision state machine: which event moves a node from which state.
+
+The table below is read top to bottom as a node's life: enrol, verify,
+clean, deploy (with its wait call-back loop), tear down.  It is checked when
+the module is imported: every state is reachable from ``enroll`` and no
+state is a trap without a way out.  Running the work behind a transition is
+the conductor's job, not this module's.
+"""
+
+from automaton import exceptions as automaton_exc
+from automaton import machines
+
+from ironic_steps.common import exception
+from ironic_steps.common import states as s
+
+#: Where a node in a transient state is heading; stable states head nowhere.
+TARGETS = {
+    s.VERIFYING: s.MANAGEABLE,
+    s.CLEANING: s.AVAILABLE,
+    s.CLEANWAIT: s.AVAILABLE,
+    s.DEPLOYING: s.ACTIVE,
+    s.DEPLOYWAIT: s.ACTIVE,
+    s.DELETING: s.AVAILABLE,
+}
+
+_TRANSITIONS = (
+    # A new node is verified (its power credentials checked) on manage.
+    (s.ENROLL, s.EVENT_MANAGE, s.VERIFYING),
+    (s.VERIFYING, s.EVENT_DONE, s.MANAGEABLE),
+    (s.VERIFYING, s.EVENT_FAIL, s.ENROLL),
+    # provide runs automated cleaning before a node becomes available.
+    (s.MANAGEABLE, s.EVENT_PROVIDE, s.CLEANING),
+    (s.CLEANING, s.EVENT_WAIT, s.CLEANWAIT),
+    (s.CLEANWAIT, s.EVENT_RESUME, s.CLEANING),
+    (s.CLEANING, s.EVENT_DONE, s.AVAILABLE),
+    (s.CLEANING, s.EVENT_FAIL, s.CLEANFAIL),
+    (s.CLEANWAIT, s.EVENT_FAIL, s.CLEANFAIL),
+    # A node that failed cleaning goes back to the operator.
+    (s.CLEANFAIL, s.EVENT_MANAGE, s.MANAGEABLE),
+    (s.AVAILABLE, s.EVENT_MANAGE, s.MANAGEABLE),
+    # Deploying alternates with wait call-back for every asynchronous step.
+    (s.AVAILABLE, s.EVENT_DEPLOY, s.DEPLOYING),
+    (s.DEPLOYING, s.EVENT_WAIT, s.DEPLOYWAIT),
+    (s.DEPLOYWAIT, s.EVENT_RESUME, s.DEPLOYING),
+    (s.DEPLOYING, s.EVENT_DONE, s.ACTIVE),
+    (s.DEPLOYING, s.EVENT_FAIL, s.DEPLOYFAIL),
+    (s.DEPLOYWAIT, s.EVENT_FAIL, s.DEPLOYFAIL),
+    # A failed deploy may be retried, or the node torn down.
+    (s.DEPLOYFAIL, s.EVENT_DEPLOY, s.DEPLOYING),
+    (s.DEPLOYFAIL, s.EVENT_REBUILD, s.DEPLOYING),
+    (s.DEPLOYFAIL, s.EVENT_DELETE, s.DELETING),
+    # An active node can be redeployed in place or torn down.
+    (s.ACTIVE, s.EVENT_REBUILD, s.DEPLOYING),
+    (s.ACTIVE, s.EVENT_DELETE, s.DELETING),
+    # Tear down ends in cleaning, so the next user gets a clean machine.
+    (s.DELETING, s.EVENT_CLEAN, s.CLEANING),
+    (s.DELETING, s.EVENT_FAIL, s.ERROR),
+    (s.ERROR, s.EVENT_REBUILD, s.DEPLOYING),
+    (s.ERROR, s.EVENT_DELETE, s.DELETING),
+)
+
+
+def _check_shape(transitions):
+    """Refuse a table with unreachable states or states with no way out."""
+    edges = {}
+    for start, _event, end in transitions:
+        edges.setdefault(start, set()).add(end)
+        edges.setdefault(end, set())
+    reached, frontier = {s.ENROLL}, [s.ENROLL]
+    while frontier:
+        for nxt in edges[frontier.pop()] - reached:
+            reached.add(nxt)
+            frontier.append(nxt)
+    unreachable = sorted(set(edges) - reached)
+    traps = sorted(state for state, ends in edges.items() if not ends)
+    if unreachable or traps:
+        raise RuntimeError('Broken provision state machine: unreachable %s, '
+                           'no way out of %s' % (unreachable, traps))
+
+
+def _build():
+    _check_shape(_TRANSITIONS)
+    machine = machines.FiniteMachine()
+    for start, _event, end in _TRANSITIONS:
+        for state in (start, end):
+            if state not in machine:
+                machine.add_state(state)
+    for start, event, end in _TRANSITIONS:
+        machine.add_transition(start, end, event)
+    machine.default_start_state = s.ENROLL
+    machine.freeze()
+    return machine
+
+
+MACHINE = _build()
+
+
+def events_from(state):
+    """The events a node in ``state`` accepts, sorted."""
+    return sorted(event for start, event, _end in _TRANSITIONS
+                  if start == state)
+
+
+def next_state(state, event, node=None):
+    """Return the state ``event`` leads to from ``state``.
+
+    :raises InvalidStateRequested: naming the state, the event and the
+        events that would have been accepted.
+    """
+    machine = MACHINE.copy(shallow=True)
+    try:
+        machine.initialize(state)
+        machine.process_event(event)
+    except (automaton_exc.NotFound, automaton_exc.InvalidState) as exc:
+        raise exception.InvalidStateRequested(
+            action=event, node=node or '(unknown)', state=state,
+            allowed=', '.join(events_from(state)) or 'none') from exc
+    return machine.current_state

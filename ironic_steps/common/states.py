@@ -1,0 +1,52 @@
+"""Provision states and the events that move a node between them.
+
+The strings are Ironic's, so that existing clients and scripts read them
+unchanged.  This module only names things; the legal moves live in
+:mod:`ironic_steps.common.state_machine`.
+"""
+
+# Stable states: a node rests here until someone asks for something.
+ENROLL = 'enroll'
+MANAGEABLE = 'manageable'
+AVAILABLE = 'available'
+ACTIVE = 'active'
+ERROR = 'error'
+
+# Transient states: a conductor is working on the node.
+VERIFYING = 'verifying'
+CLEANING = 'cleaning'
+DEPLOYING = 'deploying'
+DELETING = 'deleting'
+
+# Waiting for an asynchronous step to call back (agent heartbeat).
+CLEANWAIT = 'clean wait'
+DEPLOYWAIT = 'wait call-back'
+
+# Failure states: the last operation failed; last_error says why.
+CLEANFAIL = 'clean failed'
+DEPLOYFAIL = 'deploy failed'
+
+#: No target: the node is not moving towards anything.
+NOSTATE = None
+
+STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR)
+WAIT_STATES = (CLEANWAIT, DEPLOYWAIT)
+FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, ERROR)
+#: A conductor holds (or held, if it died) the node's lock in these states.
+WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING)
+
+# Events.  API "targets" map onto these in the API layer.
+EVENT_MANAGE = 'manage'
+EVENT_PROVIDE = 'provide'
+EVENT_DEPLOY = 'deploy'
+EVENT_REBUILD = 'rebuild'
+EVENT_DELETE = 'delete'
+EVENT_CLEAN = 'clean'
+EVENT_WAIT = 'wait'
+EVENT_RESUME = 'resume'
+EVENT_DONE = 'done'
+EVENT_FAIL = 'fail'
+
+#: Power states, as Ironic spells them.
+POWER_ON = 'power on'
+POWER_OFF = 'power off'

@@ -1,0 +1,15 @@
+"""The configuration object, with every option group registered."""
+
+from oslo_config import cfg
+
+from ironic_steps.conf import conductor
+from ironic_steps.conf import database
+from ironic_steps.conf import default
+from ironic_steps.conf import fake
+
+CONF = cfg.CONF
+
+conductor.register_opts(CONF)
+database.register_opts(CONF)
+default.register_opts(CONF)
+fake.register_opts(CONF)

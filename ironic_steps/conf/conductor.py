@@ -1,0 +1,28 @@
+"""[conductor] options: workers, node locks and flows."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.IntOpt('workers_pool_size',
+               default=100, min=1,
+               help='Most deploys, cleanings and other node operations '
+                    'this conductor runs at once. When all are busy, new '
+                    'requests are refused at once with "no free conductor '
+                    'workers" rather than queued.'),
+    cfg.IntOpt('node_locked_retry_attempts',
+               default=3, min=1,
+               help='How many times to try to lock a node that another '
+                    'operation holds before answering NodeLocked.'),
+    cfg.FloatOpt('node_locked_retry_interval',
+                 default=1.0, min=0,
+                 help='Seconds between attempts to lock a busy node.'),
+    cfg.BoolOpt('automated_clean',
+                default=True,
+                help='Run the automated clean steps (priority > 0) when a '
+                     'node is provided or torn down. When false, nodes '
+                     'become available without cleaning.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='conductor')

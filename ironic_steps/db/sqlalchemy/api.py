@@ -1,0 +1,223 @@
+"""SQLAlchemy implementation of the database API.
+
+Each public method is one transaction.  Writes are single statements where
+they can be (an UPDATE by primary key for a node transition), so that a step
+transition costs one round trip whatever the number of nodes, and so that
+SQLite never has to upgrade a read lock to a write lock under load.
+"""
+
+import threading
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from ironic_steps.common import exception
+from ironic_steps.db.sqlalchemy import models
+
+_LOCAL = threading.local()
+_FACADE_LOCK = threading.Lock()
+_facade = None
+_backend = None
+
+
+def _get_facade():
+    global _facade
+    with _FACADE_LOCK:
+        if _facade is None:
+            _facade = enginefacade.transaction_context()
+        return _facade
+
+
+def configure(**kwargs):
+    """Point the database API at another database (tests, tools).
+
+    Takes oslo.db enginefacade options, e.g. ``connection='sqlite:///x'``;
+    without arguments, ``[database]`` is read on first use.
+    """
+    global _facade
+    with _FACADE_LOCK:
+        old, _facade = _facade, enginefacade.transaction_context()
+        if kwargs:
+            _facade.configure(**kwargs)
+    if old is not None:
+        old.dispose_pool()
+
+
+def get_engine():
+    engine = _get_facade().writer.get_engine()
+    if engine.dialect.name == 'sqlite' and not getattr(engine, '_wal', False):
+        # WAL lets API readers go on while a conductor writes; the mode is
+        # stored in the database file, so setting it once is enough.
+        with engine.connect() as conn:
+            if conn.exec_driver_sql('PRAGMA database_list').fetchone()[2]:
+                conn.exec_driver_sql('PRAGMA journal_mode=WAL')
+        engine._wal = True
+    return engine
+
+
+def _writer():
+    get_engine()
+    return _get_facade().writer.using(_LOCAL)
+
+
+def _reader():
+    get_engine()
+    return _get_facade().reader.using(_LOCAL)
+
+
+def get_backend():
+    global _backend
+    if _backend is None:
+        _backend = Connection()
+    return _backend
+
+
+_SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at', 'updated_at',
+                        'provision_state', 'provision_updated_at', 'driver',
+                        'resource_class', 'power_state', 'maintenance'])
+_FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
+                      'maintenance', 'reservation', 'instance_uuid'])
+
+
+class Connection:
+    """Queries on nodes."""
+
+    def create_node(self, values):
+        values = dict(values)
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        node = models.Node()
+        node.update(values)
+        try:
+            with _writer() as session:
+                session.add(node)
+                session.flush()
+        except db_exc.DBDuplicateEntry as exc:
+            if 'name' in (exc.columns or []):
+                raise exception.DuplicateName(name=values.get('name')) from exc
+            raise exception.NodeAlreadyExists(uuid=values['uuid']) from exc
+        return node
+
+    def _get_node(self, column, value, ident):
+        with _reader() as session:
+            node = session.execute(sa.select(models.Node).where(
+                column == value)).scalar_one_or_none()
+        if node is None:
+            raise exception.NodeNotFound(node=ident)
+        return node
+
+    def get_node_by_id(self, node_id):
+        return self._get_node(models.Node.id, node_id, node_id)
+
+    def get_node_by_uuid(self, uuid):
+        return self._get_node(models.Node.uuid, uuid, uuid)
+
+    def get_node_by_name(self, name):
+        return self._get_node(models.Node.name, name, name)
+
+    def get_node_list(self, filters=None, limit=None, marker=None,
+                      sort_key='id', sort_dir='asc'):
+        """Nodes matching ``filters``, after ``marker`` in sort order.
+
+        :param marker: the node (a model or object) the previous page ended
+            with; ties on the sort key are broken by id.
+        """
+        if sort_key not in _SORT_KEYS:
+            raise exception.InvalidParameterValue(
+                err='Cannot sort on %s; sortable fields: %s' % (
+                    sort_key, ', '.join(sorted(_SORT_KEYS))))
+        if sort_dir not in ('asc', 'desc'):
+            raise exception.InvalidParameterValue(
+                err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
+        query = sa.select(models.Node)
+        for key, value in (filters or {}).items():
+            if key not in _FILTERS:
+                raise exception.InvalidParameterValue(
+                    err='Cannot filter nodes on %s; filters: %s' % (
+                        key, ', '.join(sorted(_FILTERS))))
+            query = query.where(getattr(models.Node, key) == value)
+        column = getattr(models.Node, sort_key)
+        order = sa.desc if sort_dir == 'desc' else sa.asc
+        if marker is not None:
+            # Keyset pagination: stable and index-friendly, unlike OFFSET.
+            after = sa.tuple_(column, models.Node.id)
+            key = sa.tuple_(getattr(marker, sort_key), marker.id)
+            query = query.where(after > key if sort_dir == 'asc'
+                                else after < key)
+        query = query.order_by(order(column), order(models.Node.id))
+        if limit:
+            query = query.limit(limit)
+        with _reader() as session:
+            return list(session.execute(query).scalars())
+
+    def update_node(self, node_id, values):
+        """Apply ``values`` to one node in one statement.
+
+        :returns: the ``updated_at`` that was written.
+        """
+        values = dict(values)
+        values['updated_at'] = timeutils.utcnow()
+        try:
+            with _writer() as session:
+                result = session.execute(sa.update(models.Node).where(
+                    models.Node.id == node_id).values(**values))
+        except db_exc.DBDuplicateEntry as exc:
+            raise exception.DuplicateName(name=values.get('name')) from exc
+        if result.rowcount != 1:
+            raise exception.NodeNotFound(node=node_id)
+        return values['updated_at']
+
+    def destroy_node(self, node_id):
+        with _writer() as session:
+            result = session.execute(sa.delete(models.Node).where(
+                models.Node.id == node_id))
+        if result.rowcount != 1:
+            raise exception.NodeNotFound(node=node_id)
+
+    def reserve_node(self, tag, node_id):
+        """Take a node's exclusive lock for ``tag`` and return the node.
+
+        The lock is the conditional UPDATE itself: of two racing callers,
+        the database lets exactly one change ``reservation`` from NULL.
+
+        :raises NodeLocked: naming the current holder.
+        :raises NodeNotFound:
+        """
+        with _writer() as session:
+            result = session.execute(
+                sa.update(models.Node)
+                .where(models.Node.id == node_id,
+                       models.Node.reservation.is_(None))
+                .values(reservation=tag))
+            node = session.execute(sa.select(models.Node).where(
+                models.Node.id == node_id)).scalar_one_or_none()
+        if node is None:
+            raise exception.NodeNotFound(node=node_id)
+        if result.rowcount != 1:
+            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
+        return node
+
+    def release_node(self, tag, node_id):
+        """Drop ``tag``'s lock on a node; False if it did not hold it."""
+        with _writer() as session:
+            result = session.execute(
+                sa.update(models.Node)
+                .where(models.Node.id == node_id,
+                       models.Node.reservation == tag)
+                .values(reservation=None))
+        return result.rowcount == 1
+
+    def release_all_reservations(self, tag):
+        """Drop every lock ``tag`` holds (a conductor starting after a crash).
+
+        :returns: the UUIDs of the nodes that were locked.
+        """
+        with _writer() as session:
+            uuids = list(session.execute(
+                sa.select(models.Node.uuid).where(
+                    models.Node.reservation == tag)).scalars())
+            session.execute(sa.update(models.Node).where(
+                models.Node.reservation == tag).values(reservation=None))
+        return uuids

@@ -1,0 +1,75 @@
+"""SQLAlchemy models: the tables, as the newest migration leaves them.
+
+A test compares these with the schema the alembic migrations build, so a
+change here without a migration (or the reverse) fails.
+"""
+
+import json
+
+import sqlalchemy as sa
+from oslo_db.sqlalchemy import models
+from sqlalchemy import orm
+
+#: Long enough for every provision and power state string.
+STATE_LENGTH = 15
+
+
+class JSONEncoded(sa.types.TypeDecorator):
+    """A JSON value stored as text, portable across SQLite/PostgreSQL/MySQL."""
+
+    impl = sa.Text
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return None if value is None else json.dumps(value)
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else json.loads(value)
+
+
+class Base(models.TimestampMixin, models.ModelBase, orm.DeclarativeBase):
+    pass
+
+
+class Node(Base):
+    __tablename__ = 'nodes'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
+        sa.UniqueConstraint('name', name='uniq_nodes0name'),
+        sa.Index('nodes_provision_state_idx', 'provision_state'),
+        sa.Index('nodes_reservation_idx', 'reservation'),
+        sa.Index('nodes_resource_class_idx', 'resource_class'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=True)
+    driver = sa.Column(sa.String(255), nullable=False)
+    resource_class = sa.Column(sa.String(80), nullable=True)
+    instance_uuid = sa.Column(sa.String(36), nullable=True)
+
+    provision_state = sa.Column(sa.String(STATE_LENGTH), nullable=False)
+    target_provision_state = sa.Column(sa.String(STATE_LENGTH))
+    provision_updated_at = sa.Column(sa.DateTime)
+    power_state = sa.Column(sa.String(STATE_LENGTH))
+    target_power_state = sa.Column(sa.String(STATE_LENGTH))
+    maintenance = sa.Column(sa.Boolean, nullable=False, default=False)
+    maintenance_reason = sa.Column(sa.Text)
+    last_error = sa.Column(sa.Text)
+    reservation = sa.Column(sa.String(255))
+
+    clean_step = sa.Column(JSONEncoded)
+    deploy_step = sa.Column(JSONEncoded)
+    driver_info = sa.Column(JSONEncoded)
+    driver_internal_info = sa.Column(JSONEncoded)
+    instance_info = sa.Column(JSONEncoded)
+    properties = sa.Column(JSONEncoded)
+    extra = sa.Column(JSONEncoded)
+
+    bios_interface = sa.Column(sa.String(255))
+    boot_interface = sa.Column(sa.String(255))
+    deploy_interface = sa.Column(sa.String(255))
+    management_interface = sa.Column(sa.String(255))
+    power_interface = sa.Column(sa.String(255))
+    raid_interface = sa.Column(sa.String(255))
+    vendor_interface = sa.Column(sa.String(255))

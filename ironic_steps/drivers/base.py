@@ -1,0 +1,268 @@
+"""What a driver author writes against: step decorators and interfaces.
+
+A *step* is a method of a driver interface, marked with :func:`deploy_step`
+or :func:`clean_step`, that the conductor may run while deploying or
+cleaning a node.  Both decorators are front doors to one machinery: they
+validate their arguments when applied, so a driver with a bad declaration
+fails at import time with a message naming the method, and they record a
+:class:`StepMark` on the function.  :class:`BaseInterface` gathers the marks
+of every subclass when the class is created and offers them through
+``get_deploy_steps`` / ``get_clean_steps``.
+
+The *argsinfo* shape, used by both kinds::
+
+    {'<argument name>': {'description': '<text, naming valid values>',
+                         'required': <bool, optional, default False>}}
+
+The *step dict* that crosses this boundary is described in
+:class:`ironic_steps.conductor.steps.Step`.
+"""
+
+import dataclasses
+import types
+import typing
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+
+DEPLOY = 'deploy'
+CLEAN = 'clean'
+STEP_KINDS = (DEPLOY, CLEAN)
+
+#: Every interface type a node has, in the order they are listed on a node.
+ALL_INTERFACES = ('bios', 'boot', 'deploy', 'management', 'power', 'raid',
+                  'vendor')
+
+_ARGSINFO_KEYS = frozenset(['description', 'required'])
+
+
+@dataclasses.dataclass(frozen=True)
+class StepMark:
+    """What a step decorator records about one method for one kind."""
+
+    kind: str
+    priority: int
+    argsinfo: typing.Mapping | None = None
+    abortable: bool = False
+
+
+def _check_priority(priority):
+    # bool is an int subclass, but True as a priority is a typo, not a plan.
+    if (not isinstance(priority, int) or isinstance(priority, bool)
+            or priority < 0):
+        return ('priority must be a non-negative integer, got %r (%s)'
+                % (priority, type(priority).__name__))
+
+
+def _check_argsinfo(argsinfo):
+    if argsinfo is None:
+        return None
+    if not isinstance(argsinfo, dict):
+        return ('argsinfo must be None or a dict of argument name -> '
+                'dict, got %r (%s)' % (argsinfo, type(argsinfo).__name__))
+    for name, info in argsinfo.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            return ('argsinfo argument name %r is not a valid Python '
+                    'identifier' % (name,))
+        if not isinstance(info, dict):
+            return ("argsinfo['%s'] must be a dict with 'description' and "
+                    "optional 'required', got %r" % (name, info))
+        unknown = sorted(set(info) - _ARGSINFO_KEYS)
+        if unknown:
+            return ("argsinfo['%s'] has unknown key(s) %s; allowed: "
+                    "description, required" % (name, ', '.join(unknown)))
+        if not isinstance(info.get('description'), str):
+            return ("argsinfo['%s']['description'] is required and must be "
+                    "a string, got %r" % (name, info.get('description')))
+        if not isinstance(info.get('required', False), bool):
+            return ("argsinfo['%s']['required'] must be a bool, got %r"
+                    % (name, info['required']))
+
+
+def _step_decorator(decorator, mark_fields):
+    """Build a decorator that validates ``mark_fields`` and records them."""
+
+    def decorate(func):
+        name = getattr(func, '__qualname__', repr(func))
+        if not callable(func):
+            raise exception.InvalidStepDefinition(
+                decorator=decorator, function=name,
+                reason='it can only decorate a method')
+        reason = (_check_priority(mark_fields['priority'])
+                  or _check_argsinfo(mark_fields['argsinfo']))
+        abortable = mark_fields.get('abortable', False)
+        if not reason and not isinstance(abortable, bool):
+            reason = 'abortable must be a bool, got %r' % (abortable,)
+        if reason:
+            raise exception.InvalidStepDefinition(
+                decorator=decorator, function=name, reason=reason)
+        argsinfo = mark_fields['argsinfo']
+        mark = StepMark(
+            argsinfo=types.MappingProxyType(argsinfo) if argsinfo else None,
+            **{k: v for k, v in mark_fields.items() if k != 'argsinfo'})
+        # A method may be a step of several kinds: keep one mark per kind.
+        func._step_marks = {**getattr(func, '_step_marks', {}),
+                            mark.kind: mark}
+        return func
+
+    return decorate
+
+
+def deploy_step(priority, argsinfo=None):
+    """Mark an interface method as a deploy step.
+
+    :param priority: non-negative int; higher runs earlier, 0 runs only
+        when requested explicitly.
+    :param argsinfo: None or the argsinfo shape described in this module.
+    :raises InvalidStepDefinition: when applied with bad arguments.
+    """
+    return _step_decorator('deploy_step', {
+        'kind': DEPLOY, 'priority': priority, 'argsinfo': argsinfo})
+
+
+def clean_step(priority, abortable=False, argsinfo=None):
+    """Mark an interface method as a clean step; see :func:`deploy_step`.
+
+    :param abortable: whether cleaning may be aborted while this step runs.
+    """
+    return _step_decorator('clean_step', {
+        'kind': CLEAN, 'priority': priority, 'argsinfo': argsinfo,
+        'abortable': abortable})
+
+
+class BaseInterface:
+    """Base of every driver interface; any interface may offer steps.
+
+    Interfaces are shared between tasks and threads: keep per-node state on
+    ``task.node``, never on ``self``.
+    """
+
+    #: The interface type ('deploy', 'power', ...); set by each base class.
+    interface_type = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        marks = {kind: {} for kind in STEP_KINDS}
+        for attr in dir(cls):
+            for kind, mark in getattr(getattr(cls, attr, None),
+                                      '_step_marks', {}).items():
+                marks[kind][attr] = mark
+        cls._steps_by_kind = marks
+
+    def validate(self, task):
+        """Check that ``task.node`` has what this interface needs.
+
+        :raises InvalidParameterValue: or MissingParameterValue.
+        """
+
+    def get_steps(self, task, kind):
+        """The steps of ``kind`` this interface offers, as step dicts."""
+        steps = []
+        for name, mark in sorted(self._steps_by_kind[kind].items()):
+            step = {'interface': self.interface_type, 'step': name,
+                    'priority': mark.priority,
+                    'argsinfo': dict(mark.argsinfo) if mark.argsinfo else None}
+            if kind == CLEAN:
+                step['abortable'] = mark.abortable
+            steps.append(step)
+        return steps
+
+    def execute_step(self, task, step, kind):
+        """Run the step method named by ``step`` with ``step['args']``.
+
+        :returns: None when done, or the kind's wait state when the step
+            goes on asynchronously.
+        :raises InvalidStep: when this interface has no such step.
+        """
+        name = step['step']
+        if name not in self._steps_by_kind[kind]:
+            raise exception.InvalidStep(
+                reason='%s interface %s has no %s step %s; it offers: %s' % (
+                    self.interface_type, type(self).__name__, kind, name,
+                    ', '.join(sorted(self._steps_by_kind[kind])) or 'none'))
+        return getattr(self, name)(task, **(step.get('args') or {}))
+
+    def get_deploy_steps(self, task):
+        """Get the deploy steps this interface can perform on a node."""
+        return self.get_steps(task, DEPLOY)
+
+    def execute_deploy_step(self, task, step):
+        """Execute a deploy step: None if done, DEPLOYWAIT if it goes on."""
+        return self.execute_step(task, step, DEPLOY)
+
+    def get_clean_steps(self, task):
+        """Get the clean steps this interface can perform on a node."""
+        return self.get_steps(task, CLEAN)
+
+    def execute_clean_step(self, task, step):
+        """Execute a clean step: None if done, CLEANWAIT if it goes on."""
+        return self.execute_step(task, step, CLEAN)
+
+
+class DeployInterface(BaseInterface):
+    """Writes the image and makes the node boot it.
+
+    New interfaces offer ``deploy`` (and friends) as deploy steps.  An
+    interface written before deploy steps implements only :meth:`deploy`
+    and, if that returns DEPLOYWAIT, :meth:`continue_deploy`; the conductor
+    still runs it that way, with a deprecation warning.
+    """
+
+    interface_type = 'deploy'
+
+    def deploy(self, task):
+        """Legacy entry point: the whole deploy in one call.
+
+        :returns: None when done, or ``states.DEPLOYWAIT``.
+        """
+        raise NotImplementedError(
+            '%s implements neither deploy steps nor deploy()'
+            % type(self).__name__)
+
+    def continue_deploy(self, task):
+        """Legacy: finish a deploy that ``deploy()`` left waiting.
+
+        Called when the agent heartbeats for a node deployed the old way.
+        :returns: None when done, or ``states.DEPLOYWAIT`` to keep waiting.
+        """
+
+    def tear_down(self, task):
+        """Undo the deploy: power off and remove what was written."""
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+
+
+class PowerInterface(BaseInterface):
+    interface_type = 'power'
+
+    def get_power_state(self, task):
+        raise NotImplementedError
+
+    def set_power_state(self, task, power_state):
+        raise NotImplementedError
+
+    def reboot(self, task):
+        self.set_power_state(task, states.POWER_OFF)
+        self.set_power_state(task, states.POWER_ON)
+
+
+class ManagementInterface(BaseInterface):
+    interface_type = 'management'
+
+    def set_boot_device(self, task, device, persistent=False):
+        raise NotImplementedError
+
+
+class BootInterface(BaseInterface):
+    interface_type = 'boot'
+
+
+class BiosInterface(BaseInterface):
+    interface_type = 'bios'
+
+
+class RAIDInterface(BaseInterface):
+    interface_type = 'raid'
+
+
+class VendorInterface(BaseInterface):
+    interface_type = 'vendor'

@@ -51,9 +51,15 @@ def get_engine():
     if engine.dialect.name == 'sqlite' and not getattr(engine, '_wal', False):
         # WAL lets API readers go on while a conductor writes; the mode is
         # stored in the database file, so setting it once is enough.
-        with engine.connect() as conn:
-            if conn.exec_driver_sql('PRAGMA database_list').fetchone()[2]:
-                conn.exec_driver_sql('PRAGMA journal_mode=WAL')
+        # oslo.db opens its own transactions on SQLite, and the journal
+        # mode cannot change inside one: use the bare DB-API connection.
+        raw = engine.raw_connection()
+        try:
+            if raw.driver_connection.execute(
+                    'PRAGMA database_list').fetchone()[2]:
+                raw.driver_connection.execute('PRAGMA journal_mode=WAL')
+        finally:
+            raw.close()
         engine._wal = True
     return engine
 
@@ -179,20 +185,23 @@ class Connection:
     def reserve_node(self, tag, node_id):
         """Take a node's exclusive lock for ``tag`` and return the node.
 
+        :param node_id: the node's database id (int) or UUID.
+
         The lock is the conditional UPDATE itself: of two racing callers,
         the database lets exactly one change ``reservation`` from NULL.
 
         :raises NodeLocked: naming the current holder.
         :raises NodeNotFound:
         """
+        key = (models.Node.id if isinstance(node_id, int)
+               else models.Node.uuid)
         with _writer() as session:
             result = session.execute(
                 sa.update(models.Node)
-                .where(models.Node.id == node_id,
-                       models.Node.reservation.is_(None))
+                .where(key == node_id, models.Node.reservation.is_(None))
                 .values(reservation=tag))
             node = session.execute(sa.select(models.Node).where(
-                models.Node.id == node_id)).scalar_one_or_none()
+                key == node_id)).scalar_one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=node_id)
         if result.rowcount != 1:

@@ -1,0 +1,164 @@
+"""The deploy flow: start, run, continue and fail a node's deployment.
+
+``start_deploy`` (under the node lock, in the RPC caller's thread) checks
+the request and moves the node to ``deploying``; the worker then runs
+:func:`do_node_deploy`, which plans the deploy steps and hands them to the
+step runner.  A step that goes on asynchronously parks the node in
+``wait call-back``; the agent's heartbeat comes back through
+:func:`continue_node_deploy`, which resumes at the next step.
+
+A deploy interface written before deploy steps (it offers none) is run the
+legacy way, :meth:`DeployInterface.deploy` in one call, with a deprecation
+warning logged once per interface class.
+"""
+
+import threading
+
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conductor import cleaning
+from ironic_steps.conductor import step_runner
+from ironic_steps.conductor import steps
+from ironic_steps.drivers import base
+
+LOG = log.getLogger(__name__)
+
+_warned_legacy = set()
+_warned_lock = threading.Lock()
+
+
+def validate(task):
+    """Check that the node can be deployed; raises Invalid if not."""
+    for interface_type in ('power', 'management', 'boot', 'deploy'):
+        getattr(task.driver, interface_type).validate(task)
+
+
+def start_deploy(task, worker):
+    """Move an available (or failed, or active) node into deploying."""
+    node = task.node
+    validate(task)
+    event = (states.EVENT_REBUILD if node.provision_state == states.ACTIVE
+             else states.EVENT_DEPLOY)
+    task.process_event(event)
+    node.last_error = None
+    node.deploy_step = {}
+    info = dict(node.driver_internal_info or {})
+    info.pop(step_runner.DEPLOY.steps_key, None)
+    info.pop(step_runner.DEPLOY.index_key, None)
+    node.driver_internal_info = info
+    node.save()
+    task.hand_over(worker, do_node_deploy)
+
+
+def uses_deploy_steps(task):
+    """True unless the deploy interface predates deploy steps."""
+    getter = getattr(task.driver.deploy, 'get_deploy_steps', None)
+    return bool(getter and getter(task))
+
+
+def do_node_deploy(task):
+    """Worker: plan the deploy steps and run them (or deploy the old way)."""
+    try:
+        if not uses_deploy_steps(task):
+            return _legacy_result(task, task.driver.deploy.deploy)
+        plan = steps.plan(task, base.DEPLOY)
+        if not plan:
+            raise exception.NoStepsFound(kind='deploy', node=task.node.uuid)
+        step_runner.store_plan(task, step_runner.DEPLOY, plan)
+        return step_runner.run(task, step_runner.DEPLOY)
+    except Exception as exc:
+        return deploy_error_handler(task, exc)
+
+
+def continue_node_deploy(task, worker):
+    """Resume a deploy parked in ``wait call-back`` at its next step."""
+    task.process_event(states.EVENT_RESUME)
+    task.node.save()
+    task.hand_over(worker, _resume)
+
+
+def _resume(task):
+    try:
+        if not step_runner.has_plan(task.node, step_runner.DEPLOY):
+            return _legacy_result(task, task.driver.deploy.continue_deploy)
+        index = step_runner.current_index(task.node, step_runner.DEPLOY)
+        return step_runner.run(task, step_runner.DEPLOY,
+                               start_index=0 if index is None else index + 1)
+    except Exception as exc:
+        return deploy_error_handler(task, exc)
+
+
+def _warn_legacy_once(interface):
+    cls = type(interface)
+    with _warned_lock:
+        if cls in _warned_legacy:
+            return
+        _warned_legacy.add(cls)
+    LOG.warning('Deploy interface %s.%s offers no deploy steps and is run '
+                'the legacy way, through deploy(). This is deprecated and '
+                'will be removed: decorate its deploy methods with '
+                '@deploy_step.', cls.__module__, cls.__qualname__)
+
+
+def _legacy_result(task, call):
+    """Run a legacy deploy call and move the node by its result."""
+    _warn_legacy_once(task.driver.deploy)
+    result = call(task)
+    if result is None:
+        return step_runner.finish(task, step_runner.DEPLOY)
+    if result == states.DEPLOYWAIT:
+        return step_runner.wait(task, step_runner.DEPLOY)
+    return step_runner.fail(
+        task, step_runner.DEPLOY,
+        'Legacy deploy of node %s returned %r; expected None or %r' % (
+            task.node.uuid, result, states.DEPLOYWAIT))
+
+
+def deploy_error_handler(task, exc):
+    """Fail the deploy for an error outside any single step."""
+    LOG.error('Deploy of node %s failed: %s', task.node.uuid, exc,
+              exc_info=not isinstance(exc, exception.IronicStepsException))
+    if task.node.provision_state not in (states.DEPLOYING,
+                                         states.DEPLOYWAIT):
+        return step_runner.Outcome.FAILED
+    # Drop unsaved half-changes so that only the failure is recorded.
+    task.node.obj_reset_changes()
+    task.node.refresh()
+    return step_runner.fail(task, step_runner.DEPLOY,
+                            'Deploy of node %s failed: %s' % (
+                                task.node.uuid, exc))
+
+
+def start_tear_down(task, worker):
+    """Move a deployed (or failed) node into deleting."""
+    task.process_event(states.EVENT_DELETE)
+    task.node.last_error = None
+    task.node.save()
+    task.hand_over(worker, do_node_tear_down)
+
+
+def do_node_tear_down(task):
+    """Worker: undo the deploy, forget it, then clean the node."""
+    node = task.node
+    try:
+        task.driver.deploy.tear_down(task)
+    except Exception as exc:
+        LOG.error('Tear down of node %s failed: %s', node.uuid, exc,
+                  exc_info=not isinstance(exc, exception.IronicStepsException))
+        node.last_error = 'Tear down of node %s failed: %s' % (node.uuid,
+                                                               exc)
+        task.process_event(states.EVENT_FAIL)
+        node.save()
+        return step_runner.Outcome.FAILED
+    info = dict(node.driver_internal_info or {})
+    info.pop(step_runner.DEPLOY.steps_key, None)
+    info.pop(step_runner.DEPLOY.index_key, None)
+    node.driver_internal_info = info
+    node.deploy_step = {}
+    node.instance_info = {}
+    node.instance_uuid = None
+    task.process_event(states.EVENT_CLEAN)
+    node.save()
+    return cleaning.do_node_clean(task)

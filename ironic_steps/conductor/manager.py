@@ -1,0 +1,181 @@
+"""The conductor: the RPC endpoints that act on nodes.
+
+Each endpoint takes the node's lock (a task), checks the request against the
+node's state, records the state change and, for long work, hands the rest to
+a worker thread.  The flows themselves live in ``deployments``,
+``cleaning`` and ``verification``; this module only routes to them.
+"""
+
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conductor import cleaning
+from ironic_steps.conductor import deployments
+from ironic_steps.conductor import task_manager
+from ironic_steps.conductor import verification
+from ironic_steps.conductor import workers
+from ironic_steps.conf import CONF
+from ironic_steps.db import api as db_api
+from ironic_steps.drivers import base
+from ironic_steps.drivers import driver_factory
+from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import objects
+
+LOG = log.getLogger(__name__)
+
+#: A node may be deleted only when nothing runs on it and no user has it.
+DELETE_ALLOWED_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
+                         states.CLEANFAIL)
+#: Driver and interfaces cannot change under a running or waiting flow.
+_BUSY_STATES = states.WORKING_STATES + states.WAIT_STATES
+_INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
+
+
+class ConductorManager:
+
+    def __init__(self, host=None):
+        self.host = host or CONF.host
+        self._workers = None
+
+    # --- service life ---------------------------------------------------
+
+    def start(self, admin_context):
+        """Start the workers and recover from an unclean stop."""
+        self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
+        self._recover(admin_context)
+
+    def stop(self):
+        """Let running flows finish their current step, then stop."""
+        if self._workers is not None:
+            self._workers.shutdown(wait=True)
+        fake_agent.stop_agent()
+
+    def _recover(self, context):
+        # Our host tag on a node means this conductor died holding it: the
+        # flow that was running is gone, so fail it where it stood.
+        for uuid in db_api.get_instance().release_all_reservations(
+                self.host):
+            with task_manager.acquire(context, uuid,
+                                      purpose='recovery') as task:
+                state = task.node.provision_state
+                if state not in states.WORKING_STATES:
+                    continue
+                task.node.last_error = (
+                    'Conductor %s restarted while the node was %s%s; the '
+                    'operation was stopped' % (
+                        self.host, state, _step_suffix(task.node)))
+                task.process_event(states.EVENT_FAIL)
+                task.node.save()
+                LOG.warning('Node %s: %s', uuid, task.node.last_error)
+
+    def _reserve_worker(self):
+        if self._workers is None:
+            raise exception.TemporaryFailure(
+                'Conductor %s is not started' % self.host)
+        return self._workers.reserve()
+
+    # --- node records ---------------------------------------------------
+
+    def create_node(self, context, node_obj):
+        """Check the driver and interfaces of a new node and store it."""
+        driver_factory.check_and_update_node_interfaces(node_obj)
+        node_obj.provision_state = states.ENROLL
+        node_obj.target_provision_state = None
+        node_obj.create(context)
+        return node_obj
+
+    def update_node(self, context, node_obj):
+        """Save the changes made to ``node_obj`` under the node's lock."""
+        changes = node_obj.obj_what_changed()
+        with task_manager.acquire(context, node_obj.uuid,
+                                  purpose='node update') as task:
+            if changes & (_INTERFACE_FIELDS | {'driver'}):
+                if task.node.provision_state in _BUSY_STATES:
+                    raise exception.NodeInWrongState(
+                        node=node_obj.uuid, action='given a new driver '
+                        'or interface', state=task.node.provision_state)
+                if 'driver' in changes:
+                    for field in _INTERFACE_FIELDS - changes:
+                        setattr(node_obj, field, None)
+                driver_factory.check_and_update_node_interfaces(node_obj)
+            for field in node_obj.obj_what_changed():
+                setattr(task.node, field, getattr(node_obj, field))
+            task.node.save()
+            return task.node
+
+    def destroy_node(self, context, node_id):
+        with task_manager.acquire(context, node_id,
+                                  purpose='node deletion') as task:
+            if task.node.provision_state not in DELETE_ALLOWED_STATES:
+                raise exception.NodeInWrongState(
+                    node=task.node.uuid, action='deleted',
+                    state=task.node.provision_state)
+            task.node.destroy()
+
+    # --- provisioning ---------------------------------------------------
+
+    def do_provisioning_action(self, context, node_id, action):
+        """``manage`` or ``provide`` a node."""
+        with self._reserve_worker() as worker, task_manager.acquire(
+                context, node_id, purpose=action) as task:
+            state = task.node.provision_state
+            if action == states.EVENT_MANAGE and state == states.ENROLL:
+                verification.start_verify(task, worker)
+            elif action == states.EVENT_PROVIDE:
+                cleaning.start_cleaning(task, worker)
+            elif action == states.EVENT_MANAGE:
+                task.process_event(action)
+                task.node.save()
+            else:
+                raise exception.InvalidParameterValue(
+                    err='Unknown provisioning action %r; use manage or '
+                        'provide' % (action,))
+
+    def do_node_deploy(self, context, node_id):
+        """Deploy (or redeploy) a node; the work goes on in a worker."""
+        with self._reserve_worker() as worker, task_manager.acquire(
+                context, node_id, purpose='node deployment') as task:
+            deployments.start_deploy(task, worker)
+
+    def do_node_tear_down(self, context, node_id):
+        with self._reserve_worker() as worker, task_manager.acquire(
+                context, node_id, purpose='node tear down') as task:
+            deployments.start_tear_down(task, worker)
+
+    def continue_node_deploy(self, context, node_id):
+        """Resume a deploy waiting in ``wait call-back``."""
+        with self._reserve_worker() as worker, task_manager.acquire(
+                context, node_id, purpose='continue deploy') as task:
+            if task.node.provision_state != states.DEPLOYWAIT:
+                raise exception.NodeInWrongState(
+                    node=task.node.uuid, action='continued',
+                    state=task.node.provision_state)
+            deployments.continue_node_deploy(task, worker)
+
+    def heartbeat(self, context, node_id, callback_url=None,
+                  agent_version=None):
+        """An agent reports in; a waiting flow resumes.
+
+        A heartbeat that finds the node busy answers NodeLocked at once:
+        agents heartbeat again shortly, so waiting here only ties a thread.
+        """
+        with self._reserve_worker() as worker, task_manager.acquire(
+                context, node_id, shared=True, purpose='heartbeat') as task:
+            state = task.node.provision_state
+            if state not in states.WAIT_STATES:
+                LOG.debug('Heartbeat from node %s in state %s: nothing to '
+                          'resume', task.node.uuid, state)
+                return
+            task.upgrade_lock(retry=False)
+            if task.node.provision_state == states.DEPLOYWAIT:
+                deployments.continue_node_deploy(task, worker)
+            elif task.node.provision_state == states.CLEANWAIT:
+                cleaning.continue_node_clean(task, worker)
+
+
+def _step_suffix(node):
+    step = node.deploy_step or node.clean_step
+    if not step:
+        return ''
+    return ' (step %s.%s)' % (step.get('interface'), step.get('step'))

@@ -1,0 +1,179 @@
+"""Run a plan of steps on a node, one at a time, recording progress.
+
+The runner is the same for every kind of step; a :class:`Flow` names what
+differs (node field, bookkeeping keys, wait state).  Each step goes through
+three small pieces:
+
+1. :func:`_record_current` saves ``node.<kind>_step`` and
+   ``driver_internal_info['<kind>_step_index']`` *before* the step runs
+   (one transaction), so a crash always shows which step was running;
+2. the interface executes the step;
+3. :func:`_interpret` turns what happened into one :class:`Outcome`.
+
+Then the node waits (``wait call-back`` / ``clean wait``), fails, or the
+next step runs.  When the plan is exhausted the flow finishes: the current
+step is cleared and the bookkeeping removed, in one transaction.
+"""
+
+import dataclasses
+import enum
+
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conductor import steps as steps_mod
+from ironic_steps.drivers import base
+
+LOG = log.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Flow:
+    """What distinguishes running deploy steps from running clean steps."""
+
+    kind: str
+    wait_state: str
+
+    @property
+    def step_field(self):
+        return '%s_step' % self.kind
+
+    @property
+    def steps_key(self):
+        return '%s_steps' % self.kind
+
+    @property
+    def index_key(self):
+        return '%s_step_index' % self.kind
+
+    @property
+    def title(self):
+        return self.kind.capitalize()
+
+
+DEPLOY = Flow(kind=base.DEPLOY, wait_state=states.DEPLOYWAIT)
+CLEAN = Flow(kind=base.CLEAN, wait_state=states.CLEANWAIT)
+
+
+class Outcome(enum.Enum):
+    DONE = 'done'
+    WAIT = 'wait'
+    FAILED = 'failed'
+
+
+def store_plan(task, flow, plan):
+    """Put ``plan`` in the node's bookkeeping (saved with the next step)."""
+    info = dict(task.node.driver_internal_info or {})
+    info[flow.steps_key] = [step.to_dict() for step in plan]
+    info[flow.index_key] = None
+    task.node.driver_internal_info = info
+
+
+def load_plan(node, flow):
+    info = node.driver_internal_info or {}
+    return [steps_mod.Step.from_dict(step)
+            for step in info.get(flow.steps_key) or ()]
+
+
+def has_plan(node, flow):
+    return bool((node.driver_internal_info or {}).get(flow.steps_key))
+
+
+def current_index(node, flow):
+    return (node.driver_internal_info or {}).get(flow.index_key)
+
+
+def _record_current(task, flow, index, step):
+    info = dict(task.node.driver_internal_info or {})
+    info[flow.index_key] = index
+    task.node.driver_internal_info = info
+    setattr(task.node, flow.step_field, step.to_dict())
+    task.node.save()
+
+
+def _reason(exc):
+    if isinstance(exc, exception.StepFailed):
+        return exc.kwargs.get('reason', str(exc))
+    if isinstance(exc, exception.IronicStepsException):
+        return str(exc)
+    return '%s: %s' % (type(exc).__name__, exc)
+
+
+def _interpret(flow, step, run):
+    """Run ``run()`` and classify it: (Outcome, error message or None)."""
+    try:
+        result = run()
+    except Exception as exc:
+        LOG.warning('%s step %s failed: %s', flow.title, step.label, exc,
+                    exc_info=not isinstance(exc, exception.IronicStepsException))
+        return Outcome.FAILED, '%s step %s failed: %s' % (
+            flow.title, step.label, _reason(exc))
+    if result is None:
+        return Outcome.DONE, None
+    if result == flow.wait_state:
+        return Outcome.WAIT, None
+    return Outcome.FAILED, (
+        '%s step %s returned %r; a step must return None (done) or %r '
+        '(continues asynchronously)' % (flow.title, step.label, result,
+                                         flow.wait_state))
+
+
+def run(task, flow, start_index=0):
+    """Run the stored plan from ``start_index``; see the module docstring.
+
+    :returns: the :class:`Outcome` that stopped the run.
+    """
+    plan = load_plan(task.node, flow)
+    for index in range(start_index, len(plan)):
+        step = plan[index]
+        _record_current(task, flow, index, step)
+        # A stored plan may outlive a driver change made while it waited.
+        execute = getattr(getattr(task.driver, step.interface, None),
+                          'execute_%s_step' % flow.kind, None)
+        if execute is None:
+            return fail(task, flow, '%s step %s: node %s has no %s '
+                        'interface with %s steps' % (
+                            flow.title, step.label, task.node.uuid,
+                            step.interface, flow.kind))
+        outcome, error = _interpret(
+            flow, step, lambda: execute(task, step.to_dict()))
+        if outcome is Outcome.WAIT:
+            return wait(task, flow, step)
+        if outcome is Outcome.FAILED:
+            return fail(task, flow, error)
+        LOG.debug('%s step %s of node %s done', flow.title, step.label,
+                  task.node.uuid)
+    return finish(task, flow)
+
+
+def wait(task, flow, step=None):
+    """The current step goes on asynchronously: park the node."""
+    task.process_event(states.EVENT_WAIT)
+    task.node.save()
+    LOG.info('Node %s waits for %s', task.node.uuid,
+             step.label if step else 'its agent')
+    return Outcome.WAIT
+
+
+def fail(task, flow, error):
+    """Fail the flow; the current step stays on the node, as evidence."""
+    LOG.error('%s of node %s failed: %s', flow.title, task.node.uuid, error)
+    task.node.last_error = error
+    task.process_event(states.EVENT_FAIL)
+    task.node.save()
+    return Outcome.FAILED
+
+
+def finish(task, flow):
+    """Every step is done: clear the current step and the bookkeeping."""
+    info = dict(task.node.driver_internal_info or {})
+    info.pop(flow.steps_key, None)
+    info.pop(flow.index_key, None)
+    task.node.driver_internal_info = info
+    setattr(task.node, flow.step_field, {})
+    task.process_event(states.EVENT_DONE)
+    task.node.save()
+    LOG.info('%s of node %s done; it is now %s', flow.title, task.node.uuid,
+             task.node.provision_state)
+    return Outcome.DONE

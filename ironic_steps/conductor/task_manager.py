@@ -1,0 +1,147 @@
+"""A task: one unit of work on one node, under its lock.
+
+Every conductor operation that changes a node does it inside a task::
+
+    with task_manager.acquire(context, node_uuid, purpose='deploy') as task:
+        task.process_event(states.EVENT_DEPLOY)   # validated move
+        task.node.save()                          # one transaction
+        task.hand_over(worker, deployments.do_node_deploy)
+
+``acquire`` takes the node's exclusive reservation (a conditional UPDATE of
+``nodes.reservation``, so two conductors or two threads can never both hold
+it), loads the node and builds its driver.  Leaving the ``with`` block
+releases the lock, unless the work was handed over to a worker thread with
+:meth:`TaskManager.hand_over`: the worker then owns the lock and releases
+it when the function returns, whatever happens.
+
+``acquire(..., shared=True)`` takes no lock: for reading, and for deciding
+whether an exclusive lock is needed (:meth:`TaskManager.upgrade_lock`).
+"""
+
+import time
+
+from oslo_log import log
+from oslo_utils import excutils
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+
+from ironic_steps.common import exception
+from ironic_steps.common import state_machine
+from ironic_steps.conf import CONF
+from ironic_steps.drivers import driver_factory
+from ironic_steps import objects
+
+LOG = log.getLogger(__name__)
+
+
+def _reserve(context, node_id, retry):
+    attempts = CONF.conductor.node_locked_retry_attempts if retry else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            return objects.Node.reserve(context, CONF.host, node_id)
+        except exception.NodeLocked:
+            if attempt == attempts:
+                raise
+            time.sleep(CONF.conductor.node_locked_retry_interval)
+
+
+class TaskManager:
+
+    def __init__(self, context, node_id, shared=False, purpose='unspecified',
+                 retry=True):
+        self.context = context
+        self.purpose = purpose
+        self.shared = shared
+        self._handed_over = None
+        if shared:
+            self.node = objects.Node.get(context, node_id)
+        else:
+            self.node = _reserve(context, self._node_key(node_id), retry)
+        try:
+            self.driver = driver_factory.build_driver_for_task(self.node)
+        except Exception:
+            with excutils.save_and_reraise_exception():
+                self.release_resources()
+
+    @staticmethod
+    def _node_key(node_id):
+        # Reservations are taken by database id or UUID; a name is resolved.
+        if isinstance(node_id, int) or uuidutils.is_uuid_like(node_id):
+            return node_id
+        return objects.Node.get(None, node_id).id
+
+    def upgrade_lock(self, retry=True):
+        """Turn a shared task into an exclusive one, reloading the node."""
+        if not self.shared:
+            return
+        self.node = _reserve(self.context, self.node.id, retry)
+        self.shared = False
+
+    def process_event(self, event):
+        """Move the node's provision state by ``event`` (in memory).
+
+        The caller saves the node; the move is checked against the state
+        machine first.
+        :raises InvalidStateRequested: naming the state and the event.
+        """
+        if self.shared:
+            raise exception.IronicStepsException(
+                'Changing the state of node %s needs an exclusive lock '
+                '(task for %s)' % (self.node.uuid, self.purpose))
+        new_state = state_machine.next_state(self.node.provision_state,
+                                             event, node=self.node.uuid)
+        self.node.provision_state = new_state
+        self.node.target_provision_state = state_machine.TARGETS.get(
+            new_state)
+        self.node.provision_updated_at = timeutils.utcnow()
+
+    def hand_over(self, reservation, fn, *args):
+        """Run ``fn(task, *args)`` on a reserved worker after the block.
+
+        The worker inherits the node lock and releases it when ``fn``
+        returns or raises.
+        """
+        if self.shared:
+            raise exception.IronicStepsException(
+                'Only an exclusive task can hand work over')
+        self._handed_over = (reservation, fn, args)
+
+    def _run_handed_over(self, fn, args):
+        try:
+            fn(self, *args)
+        except Exception:
+            # Flows handle their own failures; this is the last resort so
+            # that a bug never leaves a node locked without a trace.
+            LOG.exception('Unexpected error in %s of node %s',
+                          self.purpose, self.node.uuid)
+        finally:
+            self.release_resources()
+
+    def release_resources(self):
+        if not self.shared:
+            if not objects.Node.release(self.context, CONF.host,
+                                        self.node.id):
+                LOG.warning('Node %s was not locked by %s when %s ended',
+                            self.node.uuid, CONF.host, self.purpose)
+            self.shared = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if exc_type is None and self._handed_over is not None:
+            reservation, fn, args = self._handed_over
+            reservation.submit(self._run_handed_over, fn, args)
+            return
+        self.release_resources()
+
+
+def acquire(context, node_id, shared=False, purpose='unspecified action',
+            retry=True):
+    """Take a task on ``node_id`` (id, UUID or name); see the module doc.
+
+    :raises NodeLocked: if another task holds the node (after retries).
+    :raises NodeNotFound:
+    """
+    return TaskManager(context, node_id, shared=shared, purpose=purpose,
+                       retry=retry)

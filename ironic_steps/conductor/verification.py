@@ -1,0 +1,29 @@
+"""The verify flow: ``manage`` on an enrolled node checks its power access."""
+
+from oslo_log import log
+
+from ironic_steps.common import states
+
+LOG = log.getLogger(__name__)
+
+
+def start_verify(task, worker):
+    task.process_event(states.EVENT_MANAGE)
+    task.node.last_error = None
+    task.node.save()
+    task.hand_over(worker, do_node_verify)
+
+
+def do_node_verify(task):
+    """Worker: the node is manageable if its power interface answers."""
+    node = task.node
+    try:
+        task.driver.power.validate(task)
+        node.power_state = task.driver.power.get_power_state(task)
+    except Exception as exc:
+        LOG.warning('Verification of node %s failed: %s', node.uuid, exc)
+        node.last_error = 'Failed to verify node %s: %s' % (node.uuid, exc)
+        task.process_event(states.EVENT_FAIL)
+    else:
+        task.process_event(states.EVENT_DONE)
+    node.save()

@@ -1,0 +1,115 @@
+"""Load hardware types and interfaces from entry points; build a driver.
+
+A node's *driver* is its hardware type plus one implementation of each
+interface type, named by the node's ``<type>_interface`` fields.  Loaded
+objects are cached: interfaces are stateless by contract (see
+:class:`ironic_steps.drivers.base.BaseInterface`).
+"""
+
+import functools
+import threading
+import types
+
+import stevedore
+
+from ironic_steps.common import exception
+from ironic_steps.conf import CONF
+from ironic_steps.drivers import base
+
+HARDWARE_TYPES_NAMESPACE = 'ironic_steps.hardware.types'
+INTERFACES_NAMESPACE = 'ironic_steps.hardware.interfaces.%s'
+
+_LOCK = threading.Lock()
+
+
+def _load(namespace, name):
+    manager = stevedore.DriverManager(namespace, name, invoke_on_load=True)
+    return manager.driver
+
+
+@functools.lru_cache(maxsize=None)
+def _cached(namespace, name):
+    with _LOCK:
+        return _load(namespace, name)
+
+
+def hardware_type(name):
+    """The enabled hardware type called ``name``.
+
+    :raises DriverNotFound: if it is not enabled or not installed.
+    """
+    enabled = CONF.enabled_hardware_types
+    if name not in enabled:
+        raise exception.DriverNotFound(driver_name=name,
+                                       enabled=', '.join(enabled))
+    try:
+        return _cached(HARDWARE_TYPES_NAMESPACE, name)
+    except stevedore.exception.NoMatches as exc:
+        raise exception.DriverNotFound(driver_name=name,
+                                       enabled=', '.join(enabled)) from exc
+
+
+def enabled_hardware_types():
+    """Names of the enabled hardware types that are really installed."""
+    installed = set(stevedore.ExtensionManager(
+        HARDWARE_TYPES_NAMESPACE).names())
+    return [name for name in CONF.enabled_hardware_types if name in installed]
+
+
+def _interface(interface_type, name):
+    return _cached(INTERFACES_NAMESPACE % interface_type, name)
+
+
+class _NoInterface(base.BaseInterface):
+    """Stands in for an interface type a hardware type does not support."""
+
+    def __init__(self, interface_type):
+        self.interface_type = interface_type
+
+
+def _interface_name(node, interface_type):
+    field = '%s_interface' % interface_type
+    # A node being created has unset fields; reading one would try to load.
+    return getattr(node, field) if node.obj_attr_is_set(field) else None
+
+
+def check_and_update_node_interfaces(node):
+    """Fill a node's unset interfaces with defaults; check the set ones.
+
+    :raises DriverNotFound: for an unknown hardware type.
+    :raises InterfaceNotFoundInEntrypoint: for an unsupported interface.
+    """
+    hw_type = hardware_type(node.driver)
+    for interface_type in base.ALL_INTERFACES:
+        field = '%s_interface' % interface_type
+        name = _interface_name(node, interface_type)
+        supported = hw_type.supported(interface_type)
+        if name is None:
+            name = hw_type.default(interface_type)
+            if name is not None:
+                setattr(node, field, name)
+        elif name not in supported:
+            raise exception.InterfaceNotFoundInEntrypoint(
+                name=name, interface_type=interface_type,
+                hardware_type=node.driver,
+                valid=', '.join(supported) or 'none')
+
+
+def build_driver_for_task(node):
+    """A namespace with one loaded interface per interface type."""
+    hw_type = hardware_type(node.driver)
+    interfaces = {}
+    for interface_type in base.ALL_INTERFACES:
+        name = (_interface_name(node, interface_type)
+                or hw_type.default(interface_type))
+        if name is None:
+            interfaces[interface_type] = _NoInterface(interface_type)
+            continue
+        try:
+            interfaces[interface_type] = _interface(interface_type, name)
+        except stevedore.exception.NoMatches as exc:
+            raise exception.InterfaceNotFoundInEntrypoint(
+                name=name, interface_type=interface_type,
+                hardware_type=node.driver,
+                valid=', '.join(hw_type.supported(interface_type))) from exc
+    return types.SimpleNamespace(hardware_type=hw_type, **interfaces)

@@ -1,0 +1,173 @@
+"""Fake interfaces: a realistic deploy without hardware.
+
+The default deploy of fake-hardware, highest priority first::
+
+    100  deploy.deploy                  power off, boot the agent ramdisk
+     80  deploy.write_image             asynchronous: the fake agent writes
+                                        the image, then heartbeats
+     60  management.set_instance_boot_device    } tied priority: the
+     60  boot.prepare_instance_boot             } interface order decides
+     20  power.boot_instance            power on into the new instance
+      0  raid.apply_configuration       only when requested
+      0  bios.apply_configuration       only when requested
+
+Automated cleaning runs ``deploy.erase_devices_metadata`` (priority 10).
+
+Operators and tests can make any fake step fail by naming it in the node's
+``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``),
+and slow every step down with ``[fake] step_delay``.
+"""
+
+import time
+
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conf import CONF
+from ironic_steps.drivers import base
+from ironic_steps.drivers.modules import fake_agent
+
+LOG = log.getLogger(__name__)
+
+FAIL_STEP_KEY = 'fake_fail_step'
+
+
+def _simulate(task, step_name):
+    """Take ``[fake] step_delay`` seconds, failing if asked to."""
+    if CONF.fake.step_delay:
+        time.sleep(CONF.fake.step_delay)
+    if (task.node.driver_info or {}).get(FAIL_STEP_KEY) == step_name:
+        raise exception.StepFailed(
+            step=step_name,
+            reason="simulated failure (driver_info/%s names this step)"
+                   % FAIL_STEP_KEY)
+
+
+class FakePower(base.PowerInterface):
+
+    def get_power_state(self, task):
+        return task.node.power_state or states.POWER_OFF
+
+    def set_power_state(self, task, power_state):
+        task.node.power_state = power_state
+
+    @base.deploy_step(priority=20)
+    def boot_instance(self, task):
+        """Power the node on into the deployed instance."""
+        _simulate(task, 'power.boot_instance')
+        self.set_power_state(task, states.POWER_ON)
+
+
+class FakeManagement(base.ManagementInterface):
+
+    def set_boot_device(self, task, device, persistent=False):
+        info = dict(task.node.driver_internal_info or {})
+        info['fake_boot_device'] = device
+        task.node.driver_internal_info = info
+
+    @base.deploy_step(priority=60)
+    def set_instance_boot_device(self, task):
+        """Make the node boot from its local disk from now on."""
+        _simulate(task, 'management.set_instance_boot_device')
+        self.set_boot_device(task, 'disk', persistent=True)
+
+
+class FakeBoot(base.BootInterface):
+
+    @base.deploy_step(priority=60)
+    def prepare_instance_boot(self, task):
+        """Install the boot loader of the new instance."""
+        _simulate(task, 'boot.prepare_instance_boot')
+
+
+class FakeDeploy(base.DeployInterface):
+
+    @base.deploy_step(priority=100)
+    def deploy(self, task):
+        """Power off and boot the agent ramdisk."""
+        _simulate(task, 'deploy.deploy')
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        task.driver.management.set_boot_device(task, 'pxe')
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+    @base.deploy_step(priority=80)
+    def write_image(self, task):
+        """Ask the agent to write the image; it heartbeats when done."""
+        _simulate(task, 'deploy.write_image')
+        fake_agent.get_agent().expect_heartbeat(
+            task.node.uuid,
+            task.node.driver_internal_info.get('deploy_step_index'))
+        return states.DEPLOYWAIT
+
+    @base.clean_step(priority=10)
+    def erase_devices_metadata(self, task):
+        """Wipe partition tables so the next user starts clean."""
+        _simulate(task, 'deploy.erase_devices_metadata')
+
+
+class FakeLegacyDeploy(base.DeployInterface):
+    """A deploy interface written before deploy steps: only deploy()."""
+
+    def deploy(self, task):
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+
+_RAID_ARGSINFO = {
+    'raid_config': {
+        'description': 'The RAID layout: {"logical_disks": [{"size_gb": '
+                       'int or "MAX", "raid_level": "0", "1", "5", "6" or '
+                       '"10", "is_root_volume": bool}]}.',
+        'required': True,
+    },
+    'delete_existing': {
+        'description': 'Delete existing logical disks first (bool, '
+                       'default true).',
+        'required': False,
+    },
+}
+
+_BIOS_ARGSINFO = {
+    'settings': {
+        'description': 'A list of {"name": ..., "value": ...} BIOS '
+                       'settings to apply.',
+        'required': True,
+    },
+}
+
+
+class FakeRaid(base.RAIDInterface):
+
+    @base.deploy_step(priority=0, argsinfo=_RAID_ARGSINFO)
+    @base.clean_step(priority=0, argsinfo=_RAID_ARGSINFO)
+    def apply_configuration(self, task, raid_config, delete_existing=True):
+        """Build the requested logical disks."""
+        if not isinstance(raid_config, dict) or not isinstance(
+                raid_config.get('logical_disks'), list):
+            raise exception.InvalidParameterValue(
+                err='raid_config must be a dict with a "logical_disks" '
+                    'list, got %r' % (raid_config,))
+        _simulate(task, 'raid.apply_configuration')
+        info = dict(task.node.driver_internal_info or {})
+        info['fake_raid_config'] = raid_config
+        task.node.driver_internal_info = info
+
+
+class FakeBios(base.BiosInterface):
+
+    @base.deploy_step(priority=0, argsinfo=_BIOS_ARGSINFO)
+    @base.clean_step(priority=0, argsinfo=_BIOS_ARGSINFO)
+    def apply_configuration(self, task, settings):
+        """Apply the requested BIOS settings."""
+        if not isinstance(settings, list):
+            raise exception.InvalidParameterValue(
+                err='settings must be a list of {"name", "value"} dicts, '
+                    'got %r' % (settings,))
+        _simulate(task, 'bios.apply_configuration')
+        info = dict(task.node.driver_internal_info or {})
+        info['fake_bios_settings'] = settings
+        task.node.driver_internal_info = info
+
+
+class FakeVendor(base.VendorInterface):
+    """Offers no steps: proof that an interface may offer none."""

@@ -1,0 +1,145 @@
+"""A stand-in for the deploy ramdisk agent of fake-hardware.
+
+A real agent writes the image and then heartbeats to the conductor, which
+resumes the waiting deploy.  This one does the same in-process: after
+``[fake] agent_delay`` seconds it sends a heartbeat through the conductor
+RPC API, the path a real heartbeat takes.  Like a real agent it heartbeats
+again (with backoff) until the deploy has moved past the step that waits
+for it: a heartbeat that finds the node still busy is simply ignored.  One
+timer thread serves every node, so thousands of waiting nodes cost one
+thread plus a few senders.
+"""
+
+import heapq
+import itertools
+import threading
+import time
+
+import futurist
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conf import CONF
+
+LOG = log.getLogger(__name__)
+
+#: A real agent gives up on a conductor eventually; so does this one.
+MAX_ATTEMPTS = 200
+_MAX_BACKOFF = 1.0
+
+
+def _send_heartbeat(node_uuid):
+    # Imported here: drivers must not import the conductor at load time.
+    from ironic_steps.common import context
+    from ironic_steps.conductor import rpcapi
+    rpcapi.ConductorAPI().heartbeat(context.get_admin_context(), node_uuid)
+
+
+def _still_waiting(node_uuid, step_index):
+    """Whether the deploy still stands at the step that waits for us."""
+    from ironic_steps.common import context
+    from ironic_steps import objects
+    node = objects.Node.get_by_uuid(context.get_admin_context(), node_uuid)
+    return (node.provision_state in (states.DEPLOYING, states.DEPLOYWAIT)
+            and (node.driver_internal_info or {}).get(
+                'deploy_step_index') == step_index)
+
+
+class FakeAgent:
+
+    def __init__(self, send=_send_heartbeat, still_waiting=_still_waiting,
+                 clock=time.monotonic):
+        self._send = send
+        self._still_waiting = still_waiting
+        self._clock = clock
+        self._due = []
+        self._order = itertools.count()
+        self._cond = threading.Condition()
+        self._thread = None
+        self._stopped = False
+        self._senders = futurist.ThreadPoolExecutor(max_workers=4)
+
+    def expect_heartbeat(self, node_uuid, step_index):
+        """Heartbeat until the deploy of ``node_uuid`` passes a step.
+
+        :param step_index: the deploy step index that waits for the agent.
+        """
+        if CONF.fake.agent_delay < 0:
+            return
+        self._schedule((node_uuid, step_index), CONF.fake.agent_delay,
+                       attempt=0)
+
+    def _schedule(self, job, delay, attempt):
+        with self._cond:
+            if self._stopped:
+                return
+            heapq.heappush(self._due, (self._clock() + delay,
+                                       next(self._order), job, attempt))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name='fake-agent', daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def _run(self):
+        while True:
+            with self._cond:
+                while not self._stopped and (
+                        not self._due or self._due[0][0] > self._clock()):
+                    timeout = (self._due[0][0] - self._clock()
+                               if self._due else None)
+                    self._cond.wait(timeout)
+                if self._stopped:
+                    return
+                _due, _order, job, attempt = heapq.heappop(self._due)
+            self._senders.submit(self._heartbeat, job, attempt)
+
+    def _heartbeat(self, job, attempt):
+        node_uuid, step_index = job
+        try:
+            try:
+                self._send(node_uuid)
+            except (exception.NodeLocked, exception.NoFreeConductorWorker):
+                pass   # busy: the next heartbeat will do
+            if not self._still_waiting(node_uuid, step_index):
+                return
+        except exception.NodeNotFound:
+            LOG.info('Fake agent: node %s is gone, no heartbeat', node_uuid)
+            return
+        except Exception:
+            LOG.exception('Fake agent heartbeat for node %s failed',
+                          node_uuid)
+        if attempt + 1 >= MAX_ATTEMPTS:
+            LOG.error('Fake agent of node %s gave up after %d heartbeats',
+                      node_uuid, attempt + 1)
+            return
+        self._schedule(job, min(0.01 * 2 ** attempt, _MAX_BACKOFF),
+                       attempt + 1)
+
+    def stop(self):
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+        self._senders.shutdown(wait=True)
+
+
+_agent = None
+_agent_lock = threading.Lock()
+
+
+def get_agent():
+    global _agent
+    with _agent_lock:
+        if _agent is None:
+            _agent = FakeAgent()
+        return _agent
+
+
+def stop_agent():
+    """Stop the fake agent (service shutdown, test clean-up)."""
+    global _agent
+    with _agent_lock:
+        agent, _agent = _agent, None
+    if agent is not None:
+        agent.stop()

@@ -1,0 +1,150 @@
+"""The Node object: a bare-metal server and where it is in its life."""
+
+from oslo_utils import strutils
+from oslo_utils import uuidutils
+from oslo_utils import versionutils
+from oslo_versionedobjects import base as ovo_base
+
+from ironic_steps.common import exception
+from ironic_steps.db import api as db_api
+from ironic_steps.objects import base
+from ironic_steps.objects import fields
+
+
+@base.IronicStepsObjectRegistry.register
+class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
+    # Version 1.0: Initial version (before deploy steps)
+    # Version 1.1: Add deploy_step
+    VERSION = '1.1'
+
+    dbapi = db_api.get_instance()
+
+    fields = {
+        'id': fields.IntegerField(),
+        'uuid': fields.UUIDField(),
+        'name': fields.StringField(nullable=True),
+        'driver': fields.StringField(),
+        'resource_class': fields.StringField(nullable=True),
+        'instance_uuid': fields.UUIDField(nullable=True),
+
+        'provision_state': fields.StringField(),
+        'target_provision_state': fields.StringField(nullable=True),
+        'provision_updated_at': fields.DateTimeField(nullable=True),
+        'power_state': fields.StringField(nullable=True),
+        'target_power_state': fields.StringField(nullable=True),
+        'maintenance': fields.BooleanField(),
+        'maintenance_reason': fields.StringField(nullable=True),
+        'last_error': fields.StringField(nullable=True),
+        'reservation': fields.StringField(nullable=True),
+
+        # The clean step running now (or that failed); {} when none.
+        'clean_step': fields.FlexibleDictField(nullable=True),
+        # The deploy step running now (or that failed); {} when none.
+        'deploy_step': fields.FlexibleDictField(nullable=True),
+        'driver_info': fields.FlexibleDictField(nullable=True),
+        # Bookkeeping of the conductor and drivers: deploy_steps,
+        # deploy_step_index, clean_steps, clean_step_index, ...
+        'driver_internal_info': fields.FlexibleDictField(nullable=True),
+        'instance_info': fields.FlexibleDictField(nullable=True),
+        'properties': fields.FlexibleDictField(nullable=True),
+        'extra': fields.FlexibleDictField(nullable=True),
+
+        'bios_interface': fields.StringField(nullable=True),
+        'boot_interface': fields.StringField(nullable=True),
+        'deploy_interface': fields.StringField(nullable=True),
+        'management_interface': fields.StringField(nullable=True),
+        'power_interface': fields.StringField(nullable=True),
+        'raid_interface': fields.StringField(nullable=True),
+        'vendor_interface': fields.StringField(nullable=True),
+
+        'created_at': fields.DateTimeField(nullable=True),
+        'updated_at': fields.DateTimeField(nullable=True),
+    }
+
+    #: Added after 1.0: field -> version that introduced it.
+    _FIELD_VERSIONS = {'deploy_step': (1, 1)}
+
+    def obj_make_compatible(self, primitive, target_version):
+        """Drop the fields ``target_version`` does not know."""
+        super().obj_make_compatible(primitive, target_version)
+        target = versionutils.convert_version_to_tuple(target_version)
+        for field, since in self._FIELD_VERSIONS.items():
+            if target < since:
+                primitive.pop(field, None)
+
+    # --- loading --------------------------------------------------------
+
+    @classmethod
+    def _from_db_object(cls, context, db_node, obj=None):
+        node = obj if obj is not None else cls(context)
+        for field in cls.fields:
+            setattr(node, field, db_node[field])
+        node._context = context
+        node.obj_reset_changes()
+        return node
+
+    @classmethod
+    def get(cls, context, ident):
+        """Find a node by UUID, name or database id."""
+        if strutils.is_int_like(ident):
+            db_node = cls.dbapi.get_node_by_id(int(ident))
+        elif uuidutils.is_uuid_like(ident):
+            db_node = cls.dbapi.get_node_by_uuid(ident)
+        else:
+            db_node = cls.dbapi.get_node_by_name(ident)
+        return cls._from_db_object(context, db_node)
+
+    @classmethod
+    def get_by_uuid(cls, context, uuid):
+        return cls._from_db_object(context, cls.dbapi.get_node_by_uuid(uuid))
+
+    @classmethod
+    def list(cls, context, filters=None, limit=None, marker=None,
+             sort_key='id', sort_dir='asc'):
+        return [cls._from_db_object(context, db_node)
+                for db_node in cls.dbapi.get_node_list(
+                    filters, limit=limit, marker=marker,
+                    sort_key=sort_key, sort_dir=sort_dir)]
+
+    # --- locking --------------------------------------------------------
+
+    @classmethod
+    def reserve(cls, context, tag, node_id):
+        """Lock the node for ``tag`` and return it, fresh from the DB.
+
+        :raises NodeLocked: if another holder has it.
+        """
+        return cls._from_db_object(context, cls.dbapi.reserve_node(tag,
+                                                                   node_id))
+
+    @classmethod
+    def release(cls, context, tag, node_id):
+        return cls.dbapi.release_node(tag, node_id)
+
+    # --- writing --------------------------------------------------------
+
+    def create(self, context=None):
+        values = self.obj_get_changes()
+        values.setdefault('maintenance', False)
+        db_node = self.dbapi.create_node(values)
+        self._from_db_object(context or self._context, db_node, self)
+
+    def save(self, context=None):
+        """Write the changed fields in one statement (one transaction)."""
+        changes = self.obj_get_changes()
+        if not changes:
+            return
+        if 'reservation' in changes:
+            raise exception.Invalid(
+                'The reservation of node %s changes only through '
+                'reserve() and release()' % self.uuid)
+        self.updated_at = self.dbapi.update_node(self.id, changes)
+        self.obj_reset_changes()
+
+    def destroy(self, context=None):
+        self.dbapi.destroy_node(self.id)
+        self.obj_reset_changes()
+
+    def refresh(self, context=None):
+        self.obj_refresh(self.get_by_uuid(context or self._context,
+                                          self.uuid))

@@ -84,6 +84,10 @@ def get_backend():
 _SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at', 'updated_at',
                         'provision_state', 'provision_updated_at', 'driver',
                         'resource_class', 'power_state', 'maintenance'])
+# Taking or dropping a lock is not a change of the node: keep updated_at
+# instead of letting the column's onupdate default bump it.
+_KEEP_UPDATED_AT = {'updated_at': models.Node.updated_at}
+
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid'])
 
@@ -199,7 +203,7 @@ class Connection:
             result = session.execute(
                 sa.update(models.Node)
                 .where(key == node_id, models.Node.reservation.is_(None))
-                .values(reservation=tag))
+                .values(reservation=tag, **_KEEP_UPDATED_AT))
             node = session.execute(sa.select(models.Node).where(
                 key == node_id)).scalar_one_or_none()
         if node is None:
@@ -215,7 +219,7 @@ class Connection:
                 sa.update(models.Node)
                 .where(models.Node.id == node_id,
                        models.Node.reservation == tag)
-                .values(reservation=None))
+                .values(reservation=None, **_KEEP_UPDATED_AT))
         return result.rowcount == 1
 
     def release_all_reservations(self, tag):
@@ -228,5 +232,6 @@ class Connection:
                 sa.select(models.Node.uuid).where(
                     models.Node.reservation == tag)).scalars())
             session.execute(sa.update(models.Node).where(
-                models.Node.reservation == tag).values(reservation=None))
+                models.Node.reservation == tag).values(
+                    reservation=None, **_KEEP_UPDATED_AT))
         return uuids

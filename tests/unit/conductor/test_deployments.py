@@ -1,0 +1,98 @@
+"""Deploying a node through the real conductor, runner and database."""
+
+from ironic_steps.common import states
+from ironic_steps import objects
+from tests import base
+
+DEFAULT_ORDER = ['deploy.deploy', 'deploy.write_image',
+                 'management.set_instance_boot_device',
+                 'boot.prepare_instance_boot', 'power.boot_instance']
+
+
+def labels(steps):
+    return ['%s.%s' % (s['interface'], s['step']) for s in steps]
+
+
+class DeployWithStepsTest(base.ConductorTestCase):
+
+    def test_async_step_waits_for_call_back_then_continues_to_active(self):
+        # Given an available fake node
+        node = self.make_available()
+        # When it is deployed
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        # Then it stops in wait call-back at the asynchronous step
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual('write_image', node.deploy_step['step'])
+        self.assertEqual(DEFAULT_ORDER,
+                         labels(node.driver_internal_info['deploy_steps']))
+        self.assertEqual(1, node.driver_internal_info['deploy_step_index'])
+        self.assertEqual(states.ACTIVE, node.target_provision_state)
+        # When the agent heartbeats
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        # Then the remaining steps run and the bookkeeping is gone
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual({}, node.deploy_step)
+        self.assertNotIn('deploy_steps', node.driver_internal_info)
+        self.assertNotIn('deploy_step_index', node.driver_internal_info)
+        self.assertEqual(states.POWER_ON, node.power_state)
+        self.assertIsNone(node.target_provision_state)
+        self.assertEqual('disk',
+                         node.driver_internal_info['fake_boot_device'])
+
+    def test_fake_agent_completes_the_deploy_without_help(self):
+        self.config(agent_delay=0, group='fake')
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertIsNone(node.last_error)
+
+    def test_failure_mid_list_keeps_the_failed_step_and_names_it(self):
+        node = self.make_available(
+            driver_info={'fake_fail_step': 'boot.prepare_instance_boot'})
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.wait_for_state(node, states.DEPLOYWAIT)
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        self.assertEqual({'interface': 'boot',
+                          'step': 'prepare_instance_boot',
+                          'priority': 60, 'argsinfo': None, 'args': {}},
+                         node.deploy_step)
+        self.assertIn('boot.prepare_instance_boot', node.last_error)
+        self.assertIn('simulated failure', node.last_error)
+        # The plan and the index still say where it stopped.
+        self.assertEqual(3, node.driver_internal_info['deploy_step_index'])
+        self.assertEqual(DEFAULT_ORDER,
+                         labels(node.driver_internal_info['deploy_steps']))
+
+    def test_failed_deploy_can_be_retried(self):
+        node = self.make_available(
+            driver_info={'fake_fail_step': 'deploy.deploy'})
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        node.driver_info = {}
+        self.rpcapi.update_node(self.context, node)
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertIsNone(node.last_error)
+        self.assertEqual(1, node.driver_internal_info['deploy_step_index'])
+
+    def test_tear_down_cleans_and_returns_the_node_to_available(self):
+        self.config(agent_delay=0, group='fake')
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.wait_for_state(node, states.ACTIVE)
+        self.rpcapi.do_node_tear_down(self.context, node.uuid)
+        node = self.wait_for_state(node, states.AVAILABLE)
+        self.assertEqual(states.POWER_OFF, node.power_state)
+        self.assertEqual({}, node.clean_step)
+        self.assertEqual({}, node.deploy_step)
+
+    def test_deploy_refused_in_wrong_state_without_touching_the_node(self):
+        node = self.create_node()
+        before = objects.Node.get(self.context, node.uuid)
+        exc = self.assertRaises(Exception, self.rpcapi.do_node_deploy,
+                                self.context, node.uuid)
+        self.assertIn("'deploy'", str(exc))
+        self.assertIn("'enroll'", str(exc))
+        after = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(before.obj_to_primitive(), after.obj_to_primitive())

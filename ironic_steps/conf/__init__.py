@@ -2,6 +2,7 @@
 
 from oslo_config import cfg
 
+from ironic_steps.conf import api
 from ironic_steps.conf import conductor
 from ironic_steps.conf import database
 from ironic_steps.conf import default
@@ -9,6 +10,7 @@ from ironic_steps.conf import fake
 
 CONF = cfg.CONF
 
+api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
 default.register_opts(CONF)

@@ -1,0 +1,44 @@
+"""[api] options and [DEFAULT] auth_strategy: the REST API service."""
+
+from oslo_config import cfg
+
+default_opts = [
+    cfg.StrOpt('auth_strategy',
+               default='noauth',
+               choices=[('noauth', 'No authentication: every caller is an '
+                                   'administrator. Keep the API on a '
+                                   'loopback address.'),
+                        ('http_basic', 'HTTP basic authentication against '
+                                       'the htpasswd file in '
+                                       '[api] http_basic_auth_user_file.')],
+               help='How API callers are authenticated.'),
+]
+
+opts = [
+    cfg.HostAddressOpt('host_ip',
+                       default='127.0.0.1',
+                       help='Address the API listens on. The default '
+                            'serves this machine only.'),
+    cfg.PortOpt('port',
+                default=6385,
+                help='Port the API listens on.'),
+    cfg.IntOpt('api_workers',
+               default=10, min=1,
+               help='Threads of the built-in WSGI server.'),
+    cfg.IntOpt('max_limit',
+               default=1000, min=1,
+               help='Most items one collection request returns; larger '
+                    '"limit" values are lowered to this.'),
+    cfg.StrOpt('http_basic_auth_user_file',
+               default='/etc/ironic-steps/htpasswd',
+               help='htpasswd file (bcrypt entries) used when '
+                    'auth_strategy is http_basic.'),
+    cfg.StrOpt('public_endpoint',
+               help='Public URL of this API, used in links; by default the '
+                    'URL the request came in on.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(default_opts)
+    conf.register_opts(opts, group='api')

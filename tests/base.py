@@ -13,7 +13,6 @@ import sqlite3
 import tempfile
 import threading
 import time
-import warnings
 
 import fixtures
 from oslo_config import fixture as config_fixture
@@ -27,8 +26,6 @@ from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
-
-warnings.filterwarnings('ignore', module='futurist')
 
 _TEMPLATE_LOCK = threading.Lock()
 # Made at import, before oslotest points TMPDIR at a per-test directory.

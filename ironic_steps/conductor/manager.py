@@ -20,7 +20,6 @@ from ironic_steps.db import api as db_api
 from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
 from ironic_steps.drivers.modules import fake_agent
-from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 

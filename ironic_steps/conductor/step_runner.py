@@ -115,8 +115,8 @@ def _interpret(flow, step, run):
         return Outcome.WAIT, None
     return Outcome.FAILED, (
         '%s step %s returned %r; a step must return None (done) or %r '
-        '(continues asynchronously)' % (flow.title, step.label, result,
-                                         flow.wait_state))
+        '(continues asynchronously)'
+        % (flow.title, step.label, result, flow.wait_state))
 
 
 def run(task, flow, start_index=0):

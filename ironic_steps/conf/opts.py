@@ -14,3 +14,4 @@ def list_opts():
         ('conductor', conductor.opts),
         ('fake', fake.opts),
     ] + database.list_opts()
+

@@ -6,12 +6,18 @@ a worker thread.  The flows themselves live in ``deployments``,
 ``cleaning`` and ``verification``; this module only routes to them.
 """
 
+import datetime
+import threading
+
+from futurist import periodics
 from oslo_log import log
+from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
 from ironic_steps.conductor import verification
 from ironic_steps.conductor import workers
@@ -20,6 +26,7 @@ from ironic_steps.db import api as db_api
 from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
 from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
@@ -36,6 +43,7 @@ class ConductorManager:
     def __init__(self, host=None):
         self.host = host or CONF.host
         self._workers = None
+        self._periodic = None
 
     # --- service life ---------------------------------------------------
 
@@ -44,11 +52,57 @@ class ConductorManager:
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
 
+        @periodics.periodic(
+            spacing=CONF.conductor.check_provision_state_interval)
+        def check_wait_timeouts():
+            self._check_wait_timeouts(admin_context)
+
+        self._periodic = periodics.PeriodicWorker(
+            [(check_wait_timeouts, (), {})])
+        self._periodic_thread = threading.Thread(
+            target=self._periodic.start, name='conductor-periodics',
+            daemon=True)
+        self._periodic_thread.start()
+
     def stop(self):
         """Let running flows finish their current step, then stop."""
+        if self._periodic is not None:
+            self._periodic.stop()
+            self._periodic.wait()
+            self._periodic_thread.join()
         if self._workers is not None:
             self._workers.shutdown(wait=True)
         fake_agent.stop_agent()
+
+    def _check_wait_timeouts(self, context):
+        """Fail flows whose agent did not call back in time."""
+        timeout = CONF.conductor.deploy_callback_timeout
+        if not timeout:
+            return
+        before = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
+        for state, flow in ((states.DEPLOYWAIT, step_runner.DEPLOY),
+                            (states.CLEANWAIT, step_runner.CLEAN)):
+            for node in objects.Node.list(context, filters={
+                    'provision_state': state, 'reservation': None,
+                    'provisioned_before': before}):
+                self._fail_timed_out(context, node.uuid, state, flow, before)
+
+    def _fail_timed_out(self, context, node_uuid, state, flow, before):
+        try:
+            with task_manager.acquire(context, node_uuid, retry=False,
+                                      purpose='call-back timeout') as task:
+                node = task.node
+                if (node.provision_state != state or timeutils.normalize_time(
+                        node.provision_updated_at) >= before):
+                    return   # it moved on while we looked
+                step = getattr(node, flow.step_field) or {}
+                step_runner.fail(task, flow, (
+                    'Timeout reached while waiting for the agent of node %s'
+                    '%s after %s seconds' % (
+                        node.uuid, _step_suffix(node) if step else '',
+                        CONF.conductor.deploy_callback_timeout)))
+        except (exception.NodeLocked, exception.NodeNotFound):
+            pass   # busy or gone: not ours to fail now
 
     def _recover(self, context):
         # Our host tag on a node means this conductor died holding it: the

@@ -21,6 +21,15 @@ opts = [
                 help='Run the automated clean steps (priority > 0) when a '
                      'node is provided or torn down. When false, nodes '
                      'become available without cleaning.'),
+    cfg.IntOpt('deploy_callback_timeout',
+               default=1800, min=0,
+               help='Seconds a node may wait in "wait call-back" (or '
+                    '"clean wait") for its agent before the deploy (or '
+                    'cleaning) is failed. 0 waits forever.'),
+    cfg.IntOpt('check_provision_state_interval',
+               default=60, min=1,
+               help='Seconds between checks for nodes whose wait for a '
+                    'call-back has timed out.'),
 ]
 
 

@@ -14,4 +14,3 @@ def list_opts():
         ('conductor', conductor.opts),
         ('fake', fake.opts),
     ] + database.list_opts()
-

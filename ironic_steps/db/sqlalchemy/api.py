@@ -131,6 +131,9 @@ class Connection:
                       sort_key='id', sort_dir='asc'):
         """Nodes matching ``filters``, after ``marker`` in sort order.
 
+        :param filters: column -> value equality filters, plus
+            ``provisioned_before``: a datetime provision_updated_at must
+            be earlier than.
         :param marker: the node (a model or object) the previous page ended
             with; ties on the sort key are broken by id.
         """
@@ -142,7 +145,11 @@ class Connection:
             raise exception.InvalidParameterValue(
                 err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
         query = sa.select(models.Node)
-        for key, value in (filters or {}).items():
+        filters = dict(filters or {})
+        before = filters.pop('provisioned_before', None)
+        if before is not None:
+            query = query.where(models.Node.provision_updated_at < before)
+        for key, value in filters.items():
             if key not in _FILTERS:
                 raise exception.InvalidParameterValue(
                     err='Cannot filter nodes on %s; filters: %s' % (

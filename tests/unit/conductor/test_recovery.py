@@ -1,0 +1,77 @@
+"""A conductor recovers nodes left behind by a crash or a silent agent."""
+
+import datetime
+
+from oslo_utils import timeutils
+
+from ironic_steps.common import states
+from ironic_steps.conductor import manager
+from ironic_steps.db import api as db_api
+from ironic_steps import objects
+from tests import base
+
+
+class WaitTimeoutTest(base.ConductorTestCase):
+
+    def _park_in_wait(self):
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        return self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_deploy_waiting_longer_than_the_timeout_fails_naming_the_step(self):
+        self.config(deploy_callback_timeout=60, group='conductor')
+        node = self._park_in_wait()
+        node.provision_updated_at = timeutils.utcnow() - datetime.timedelta(
+            seconds=61)
+        node.save()
+        self.manager._check_wait_timeouts(self.context)
+        node = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertIn('Timeout reached', node.last_error)
+        self.assertIn('deploy.write_image', node.last_error)
+        self.assertEqual('write_image', node.deploy_step['step'])
+
+    def test_deploy_waiting_less_than_the_timeout_is_left_alone(self):
+        self.config(deploy_callback_timeout=60, group='conductor')
+        node = self._park_in_wait()
+        self.manager._check_wait_timeouts(self.context)
+        self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_zero_timeout_waits_forever(self):
+        self.config(deploy_callback_timeout=0, group='conductor')
+        node = self._park_in_wait()
+        node.provision_updated_at = datetime.datetime(2000, 1, 1)
+        node.save()
+        self.manager._check_wait_timeouts(self.context)
+        self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+
+class CrashRecoveryTest(base.TestCase):
+
+    def test_restarted_conductor_fails_the_flow_it_held_and_unlocks(self):
+        # Given a node this conductor locked mid-deploy before it died
+        node = self.create_node()
+        node.provision_state = states.DEPLOYING
+        node.deploy_step = {'interface': 'deploy', 'step': 'deploy',
+                            'priority': 100, 'argsinfo': None, 'args': {}}
+        node.save()
+        db_api.get_instance().reserve_node('test-conductor', node.id)
+        # and a node another conductor holds
+        other = self.create_node()
+        db_api.get_instance().reserve_node('other-conductor', other.id)
+        # When the conductor starts again
+        conductor = manager.ConductorManager()
+        conductor.start(self.context)
+        self.addCleanup(conductor.stop)
+        # Then its node is failed where it stood and unlocked
+        node = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertIsNone(node.reservation)
+        self.assertIn('restarted', node.last_error)
+        self.assertIn('deploy.deploy', node.last_error)
+        self.assertEqual('deploy', node.deploy_step['step'])
+        # and the other conductor's lock is untouched
+        self.assertEqual('other-conductor', objects.Node.get(
+            self.context, other.uuid).reservation)

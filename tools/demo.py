@@ -92,12 +92,12 @@ def start_service(config_file, endpoint):
 
 
 def openstack(endpoint, *args, show=True):
-    command = ['openstack', '--os-auth-type', 'none', '--os-endpoint',
-               endpoint, 'baremetal'] + list(args)
     if show:
-        print('$ ' + ' '.join(command[5:] and ['openstack'] + command[5:]))
-    result = subprocess.run([os.path.join(BIN, command[0])] + command[1:],
-                            capture_output=True, text=True)
+        print('$ openstack baremetal ' + ' '.join(args))
+    result = subprocess.run(
+        [os.path.join(BIN, 'openstack'), '--os-auth-type', 'none',
+         '--os-endpoint', endpoint, 'baremetal'] + list(args),
+        capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit('openstack failed: %s' % result.stderr.strip())
     if show and result.stdout.strip():

@@ -119,6 +119,11 @@ class TemporaryFailure(IronicStepsException):
     code = http.HTTPStatus.SERVICE_UNAVAILABLE
 
 
+class NoConductorOnline(TemporaryFailure):
+    _msg_fmt = ('No conductor is online to handle the request; start '
+                'ironic-steps-conductor or check its heartbeat.')
+
+
 class NoFreeConductorWorker(TemporaryFailure):
     _msg_fmt = ('Requested action cannot be performed due to lack of free '
                 'conductor workers.')

@@ -21,7 +21,9 @@ from ironic_steps.common import states
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
+from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
@@ -52,8 +54,21 @@ def start_deploy(task, worker):
     task.hand_over(worker, do_node_deploy)
 
 
+def pinned_before_deploy_steps():
+    """Whether the pinned release predates deploy steps (rolling upgrade).
+
+    Derived from the Node object's history: a release whose Node has no
+    ``deploy_step`` field cannot represent a deploy made of steps.
+    """
+    return 'deploy_step' in objects.Node.fields_unknown_at(
+        objects.Node.get_target_version())
+
+
 def uses_deploy_steps(task):
-    """True unless the deploy interface predates deploy steps."""
+    """True unless pinned before deploy steps or the interface predates them.
+    """
+    if pinned_before_deploy_steps():
+        return False
     getter = getattr(task.driver.deploy, 'get_deploy_steps', None)
     return bool(getter and getter(task))
 
@@ -91,6 +106,10 @@ def _resume(task):
 
 
 def _warn_legacy_once(interface):
+    if pinned_before_deploy_steps():
+        LOG.info('Pinned to release %s, from before deploy steps: deploying '
+                 'the legacy way', CONF.pin_release_version)
+        return
     cls = type(interface)
     with _warned_lock:
         if cls in _warned_legacy:

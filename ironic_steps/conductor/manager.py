@@ -11,6 +11,7 @@ import threading
 
 from futurist import periodics
 from oslo_log import log
+import oslo_messaging as messaging
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
@@ -30,6 +31,10 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
+#: Errors that answer a caller, not bugs: oslo.messaging returns them to
+#: the client without logging a server-side traceback.
+_expected = messaging.expected_exceptions(exception.IronicStepsException)
+
 #: A node may be deleted only when nothing runs on it and no user has it.
 DELETE_ALLOWED_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
                          states.CLEANFAIL)
@@ -39,26 +44,39 @@ _INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
 
 
 class ConductorManager:
+    """The conductor's RPC endpoints; see conductor/rpcapi.py for versions.
+
+    The server accepts every 1.x call up to its own version, so conductors
+    of the previous release keep working with it during an upgrade.
+    """
+
+    RPC_API_VERSION = '1.1'
+    target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None):
         self.host = host or CONF.host
+        self._dbapi = db_api.get_instance()
         self._workers = None
         self._periodic = None
 
     # --- service life ---------------------------------------------------
 
     def start(self, admin_context):
-        """Start the workers and recover from an unclean stop."""
+        """Start the workers, recover from an unclean stop, say we live."""
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
+        self._dbapi.register_conductor(self.host)
+        self._start_periodics([
+            (CONF.conductor.check_provision_state_interval,
+             lambda: self._check_wait_timeouts(admin_context)),
+            (CONF.conductor.heartbeat_interval,
+             lambda: self._dbapi.touch_conductor(self.host)),
+        ])
 
-        @periodics.periodic(
-            spacing=CONF.conductor.check_provision_state_interval)
-        def check_wait_timeouts():
-            self._check_wait_timeouts(admin_context)
-
+    def _start_periodics(self, spaced_callables):
         self._periodic = periodics.PeriodicWorker(
-            [(check_wait_timeouts, (), {})])
+            [(periodics.periodic(spacing=spacing)(fn), (), {})
+             for spacing, fn in spaced_callables])
         self._periodic_thread = threading.Thread(
             target=self._periodic.start, name='conductor-periodics',
             daemon=True)
@@ -73,6 +91,8 @@ class ConductorManager:
         if self._workers is not None:
             self._workers.shutdown(wait=True)
         fake_agent.stop_agent()
+        if self._workers is not None:
+            self._dbapi.unregister_conductor(self.host)
 
     def _check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time."""
@@ -107,8 +127,7 @@ class ConductorManager:
     def _recover(self, context):
         # Our host tag on a node means this conductor died holding it: the
         # flow that was running is gone, so fail it where it stood.
-        for uuid in db_api.get_instance().release_all_reservations(
-                self.host):
+        for uuid in self._dbapi.release_all_reservations(self.host):
             with task_manager.acquire(context, uuid,
                                       purpose='recovery') as task:
                 state = task.node.provision_state
@@ -130,6 +149,7 @@ class ConductorManager:
 
     # --- node records ---------------------------------------------------
 
+    @_expected
     def create_node(self, context, node_obj):
         """Check the driver and interfaces of a new node and store it."""
         driver_factory.check_and_update_node_interfaces(node_obj)
@@ -138,6 +158,7 @@ class ConductorManager:
         node_obj.create(context)
         return node_obj
 
+    @_expected
     def update_node(self, context, node_obj):
         """Save the changes made to ``node_obj`` under the node's lock."""
         changes = node_obj.obj_what_changed()
@@ -157,6 +178,7 @@ class ConductorManager:
             task.node.save()
             return task.node
 
+    @_expected
     def destroy_node(self, context, node_id):
         with task_manager.acquire(context, node_id,
                                   purpose='node deletion') as task:
@@ -168,6 +190,7 @@ class ConductorManager:
 
     # --- provisioning ---------------------------------------------------
 
+    @_expected
     def do_provisioning_action(self, context, node_id, action):
         """``manage`` or ``provide`` a node."""
         with self._reserve_worker() as worker, task_manager.acquire(
@@ -185,17 +208,20 @@ class ConductorManager:
                     err='Unknown provisioning action %r; use manage or '
                         'provide' % (action,))
 
+    @_expected
     def do_node_deploy(self, context, node_id):
         """Deploy (or redeploy) a node; the work goes on in a worker."""
         with self._reserve_worker() as worker, task_manager.acquire(
                 context, node_id, purpose='node deployment') as task:
             deployments.start_deploy(task, worker)
 
+    @_expected
     def do_node_tear_down(self, context, node_id):
         with self._reserve_worker() as worker, task_manager.acquire(
                 context, node_id, purpose='node tear down') as task:
             deployments.start_tear_down(task, worker)
 
+    @_expected
     def continue_node_deploy(self, context, node_id):
         """Resume a deploy waiting in ``wait call-back``."""
         with self._reserve_worker() as worker, task_manager.acquire(
@@ -206,6 +232,7 @@ class ConductorManager:
                     state=task.node.provision_state)
             deployments.continue_node_deploy(task, worker)
 
+    @_expected
     def heartbeat(self, context, node_id, callback_url=None,
                   agent_version=None):
         """An agent reports in; a waiting flow resumes.

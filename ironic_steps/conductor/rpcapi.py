@@ -1,18 +1,30 @@
 """Client side of the conductor RPC API.
 
-The API service (and the fake agent) call the conductor only through this
-class.  In the embedded mode the calls go straight to the conductor manager
-running in the same process.
+The API service (and the fake agent) reach conductors only through this
+class.  With ``[DEFAULT] rpc_transport = none`` (the embedded mode) calls go
+straight to the conductor manager in this process; with ``oslo`` they go
+through oslo.messaging to the conductor the hash ring assigns the node to,
+capped at the pinned release's RPC version during a rolling upgrade.
 
-Version history (bump on every change of a method or its arguments):
+Version history (bump on every change of a method or its arguments, and
+add the new version to ``common/release_mappings.py``):
 
 * 1.0 - create_node, update_node, destroy_node, do_provisioning_action,
-  do_node_deploy, do_node_tear_down, continue_node_deploy, heartbeat
+  do_node_deploy, do_node_tear_down, heartbeat
+* 1.1 - continue_node_deploy (deploy steps)
 """
 
+import threading
+
+import oslo_messaging as messaging
+
 from ironic_steps.common import exception
+from ironic_steps.common import release_mappings
+from ironic_steps.conf import CONF
 
 _local_manager = None
+_ring = None
+_ring_lock = threading.Lock()
 
 
 def set_local_manager(manager):
@@ -21,40 +33,80 @@ def set_local_manager(manager):
     _local_manager = manager
 
 
+def _hash_ring():
+    global _ring
+    from ironic_steps.conductor import hash_ring
+    with _ring_lock:
+        if _ring is None:
+            _ring = hash_ring.HashRingManager()
+        return _ring
+
+
 class ConductorAPI:
+    """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
-    def _call(self, context, method, **kwargs):
-        if _local_manager is None:
-            raise exception.TemporaryFailure(
-                'No conductor is running to handle %s' % method)
-        return getattr(_local_manager, method)(context, **kwargs)
+    def __init__(self):
+        self._client = None
+        if CONF.rpc_transport == 'oslo':
+            from ironic_steps.common import rpc
+            pinned = release_mappings.pinned_release(CONF)
+            self._client = rpc.get_client(
+                version_cap=pinned['rpc'] if pinned else self.RPC_API_VERSION)
+
+    def can_send_version(self, version):
+        if self._client is None:
+            return True
+        return self._client.can_send_version(version)
+
+    def _call(self, context, method, version, route=None, **kwargs):
+        """Call ``method``; ``route`` (a node UUID) picks the conductor."""
+        if self._client is None:
+            if _local_manager is None:
+                raise exception.TemporaryFailure(
+                    'No conductor is running to handle %s' % method)
+            try:
+                return getattr(_local_manager, method)(context, **kwargs)
+            except messaging.ExpectedException as wrapped:
+                # oslo.messaging's server unwraps these; so must we.
+                raise wrapped.exc_info[1] from None
+        if route is not None:
+            client = self._client.prepare(
+                server=_hash_ring().get_host(route), version=version)
+        else:
+            client = self._client.prepare(version=version)
+        return client.call(context, method, **kwargs)
 
     def create_node(self, context, node_obj):
-        return self._call(context, 'create_node', node_obj=node_obj)
+        return self._call(context, 'create_node', '1.0', node_obj=node_obj)
 
     def update_node(self, context, node_obj):
-        return self._call(context, 'update_node', node_obj=node_obj)
+        return self._call(context, 'update_node', '1.0',
+                          route=node_obj.uuid, node_obj=node_obj)
 
     def destroy_node(self, context, node_id):
-        return self._call(context, 'destroy_node', node_id=node_id)
+        return self._call(context, 'destroy_node', '1.0', route=node_id,
+                          node_id=node_id)
 
     def do_provisioning_action(self, context, node_id, action):
-        return self._call(context, 'do_provisioning_action',
-                          node_id=node_id, action=action)
+        return self._call(context, 'do_provisioning_action', '1.0',
+                          route=node_id, node_id=node_id, action=action)
 
     def do_node_deploy(self, context, node_id):
-        return self._call(context, 'do_node_deploy', node_id=node_id)
+        return self._call(context, 'do_node_deploy', '1.0', route=node_id,
+                          node_id=node_id)
 
     def do_node_tear_down(self, context, node_id):
-        return self._call(context, 'do_node_tear_down', node_id=node_id)
+        return self._call(context, 'do_node_tear_down', '1.0',
+                          route=node_id, node_id=node_id)
 
     def continue_node_deploy(self, context, node_id):
-        return self._call(context, 'continue_node_deploy', node_id=node_id)
+        return self._call(context, 'continue_node_deploy', '1.1',
+                          route=node_id, node_id=node_id)
 
     def heartbeat(self, context, node_id, callback_url=None,
                   agent_version=None):
-        return self._call(context, 'heartbeat', node_id=node_id,
-                          callback_url=callback_url,
+        return self._call(context, 'heartbeat', '1.0', route=node_id,
+                          node_id=node_id, callback_url=callback_url,
                           agent_version=agent_version)

@@ -30,6 +30,19 @@ opts = [
                default=60, min=1,
                help='Seconds between checks for nodes whose wait for a '
                     'call-back has timed out.'),
+    cfg.IntOpt('heartbeat_interval',
+               default=10, min=1,
+               help='Seconds between the heartbeats a conductor writes to '
+                    'the database to show it is alive.'),
+    cfg.IntOpt('heartbeat_timeout',
+               default=60, min=1,
+               help='A conductor whose last heartbeat is older than this '
+                    'many seconds is considered dead: it leaves the hash '
+                    'ring and its nodes go to the other conductors.'),
+    cfg.IntOpt('hash_ring_reset_interval',
+               default=15, min=0,
+               help='Seconds a client keeps its view of the live '
+                    'conductors before reading it again.'),
 ]
 
 

@@ -5,6 +5,8 @@ import socket
 
 from oslo_config import cfg
 
+from ironic_steps.common import release_mappings
+
 opts = [
     cfg.StrOpt('host',
                default=socket.gethostname(),
@@ -24,6 +26,25 @@ opts = [
                      'name among the ironic_steps.hardware.types entry '
                      'points, so an installed out-of-tree package can add '
                      'its own.'),
+    cfg.StrOpt('rpc_transport',
+               default='none',
+               choices=[('none', 'The API and the conductor run in one '
+                                 'process (ironic-steps) and call each other '
+                                 'directly.'),
+                        ('oslo', 'Separate ironic-steps-api and '
+                                 'ironic-steps-conductor processes talk '
+                                 'through oslo.messaging, e.g. RabbitMQ '
+                                 'named by [DEFAULT] transport_url.')],
+               help='How the API reaches the conductors.'),
+    cfg.StrOpt('pin_release_version',
+               choices=release_mappings.RELEASES,
+               help='During a rolling upgrade, the release every running '
+                    'service must still understand. A pinned service caps '
+                    'the API microversion, the conductor RPC version and '
+                    'the object versions it sends and saves at that '
+                    "release's, and a conductor pinned to a release before "
+                    'deploy steps deploys the legacy way. Unset it once '
+                    'every service runs the new release.'),
 ]
 
 

@@ -1,6 +1,22 @@
-"""Base classes of the versioned objects: registry, object, serializer."""
+"""Base classes of the versioned objects: registry, object, serializer.
 
+Objects carry their history: each class lists, in ``FIELD_SINCE``, the
+version that introduced every field added after 1.0.  From that one table
+the base class derives what a rolling upgrade needs:
+
+* sending or saving at an older version (``[DEFAULT] pin_release_version``)
+  drops the newer fields (:meth:`IronicStepsObject.obj_make_compatible`,
+  :meth:`IronicStepsObject.fields_unknown_at`);
+* an object received at an older version is upgraded in place to the
+  current one, its newer fields None and unchanged
+  (:meth:`IronicStepsObjectSerializer.deserialize_entity`).
+"""
+
+from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
+
+from ironic_steps.common import release_mappings
+from ironic_steps.conf import CONF
 
 
 class IronicStepsObjectRegistry(ovo_base.VersionedObjectRegistry):
@@ -17,6 +33,27 @@ class IronicStepsObject(ovo_base.VersionedObject):
     OBJ_PROJECT_NAMESPACE = 'ironic_steps'
     OBJ_SERIAL_NAMESPACE = 'ironic_steps_object'
 
+    #: field -> the version that added it (fields of 1.0 are not listed).
+    FIELD_SINCE = {}
+
+    @classmethod
+    def fields_unknown_at(cls, version):
+        """Fields a peer at ``version`` of this object does not know."""
+        target = versionutils.convert_version_to_tuple(version)
+        return {field for field, since in cls.FIELD_SINCE.items()
+                if target < versionutils.convert_version_to_tuple(since)}
+
+    @classmethod
+    def get_target_version(cls):
+        """The version to send and save: the pinned release's, or ours."""
+        return release_mappings.object_version(CONF, cls.obj_name(),
+                                               cls.VERSION)
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        for field in self.fields_unknown_at(target_version):
+            primitive.pop(field, None)
+
     def obj_refresh(self, loaded):
         """Copy every field of ``loaded`` (same class) into this object."""
         for field in self.fields:
@@ -26,4 +63,26 @@ class IronicStepsObject(ovo_base.VersionedObject):
 
 
 class IronicStepsObjectSerializer(ovo_base.VersionedObjectSerializer):
+    """Sends objects at the pinned versions; upgrades older ones received."""
+
     OBJ_BASE_CLASS = IronicStepsObject
+
+    def serialize_entity(self, context, entity):
+        if isinstance(entity, IronicStepsObject):
+            return entity.obj_to_primitive(
+                target_version=entity.get_target_version())
+        return super().serialize_entity(context, entity)
+
+    def deserialize_entity(self, context, entity):
+        entity = super().deserialize_entity(context, entity)
+        if isinstance(entity, IronicStepsObject):
+            current = type(entity).VERSION
+            if entity.VERSION != current:
+                # The fields the sender did not know read as None but are
+                # not marked changed, so saving never overwrites them.
+                missing = entity.fields_unknown_at(entity.VERSION)
+                for field in missing:
+                    setattr(entity, field, None)
+                entity.obj_reset_changes(missing)
+                entity.VERSION = current
+        return entity

@@ -2,7 +2,6 @@
 
 from oslo_utils import strutils
 from oslo_utils import uuidutils
-from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 
 from ironic_steps.common import exception
@@ -61,16 +60,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'updated_at': fields.DateTimeField(nullable=True),
     }
 
-    #: Added after 1.0: field -> version that introduced it.
-    _FIELD_VERSIONS = {'deploy_step': (1, 1)}
-
-    def obj_make_compatible(self, primitive, target_version):
-        """Drop the fields ``target_version`` does not know."""
-        super().obj_make_compatible(primitive, target_version)
-        target = versionutils.convert_version_to_tuple(target_version)
-        for field, since in self._FIELD_VERSIONS.items():
-            if target < since:
-                primitive.pop(field, None)
+    FIELD_SINCE = {'deploy_step': '1.1'}
 
     # --- loading --------------------------------------------------------
 
@@ -130,9 +120,17 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         self._from_db_object(context or self._context, db_node, self)
 
     def save(self, context=None):
-        """Write the changed fields in one statement (one transaction)."""
+        """Write the changed fields in one statement (one transaction).
+
+        Fields the pinned release does not know are not written.
+        """
         changes = self.obj_get_changes()
+        # Pinned to a release that lacks a field: its value is not saved,
+        # so older services never find data they cannot represent.
+        for field in self.fields_unknown_at(self.get_target_version()):
+            changes.pop(field, None)
         if not changes:
+            self.obj_reset_changes()
             return
         if 'reservation' in changes:
             raise exception.Invalid(

@@ -92,7 +92,7 @@ _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid'])
 
 
-class Connection:
+class _NodeQueries:
     """Queries on nodes."""
 
     def create_node(self, values):
@@ -242,3 +242,45 @@ class Connection:
                 models.Node.reservation == tag).values(
                     reservation=None, **_KEEP_UPDATED_AT))
         return uuids
+
+
+class _ConductorQueries:
+    """Queries on conductors: registration and liveness."""
+
+    def register_conductor(self, hostname):
+        """Mark ``hostname`` online now, creating its row if needed."""
+        now = timeutils.utcnow()
+        with _writer() as session:
+            result = session.execute(
+                sa.update(models.Conductor)
+                .where(models.Conductor.hostname == hostname)
+                .values(online=True, updated_at=now))
+            if result.rowcount == 0:
+                session.add(models.Conductor(hostname=hostname, online=True,
+                                             updated_at=now))
+
+    def touch_conductor(self, hostname):
+        with _writer() as session:
+            session.execute(
+                sa.update(models.Conductor)
+                .where(models.Conductor.hostname == hostname)
+                .values(online=True, updated_at=timeutils.utcnow()))
+
+    def unregister_conductor(self, hostname):
+        with _writer() as session:
+            session.execute(
+                sa.update(models.Conductor)
+                .where(models.Conductor.hostname == hostname)
+                .values(online=False))
+
+    def get_online_conductors(self, seen_after):
+        """Hostnames online with a heartbeat later than ``seen_after``."""
+        with _reader() as session:
+            return sorted(session.execute(
+                sa.select(models.Conductor.hostname).where(
+                    models.Conductor.online.is_(True),
+                    models.Conductor.updated_at > seen_after)).scalars())
+
+
+class Connection(_NodeQueries, _ConductorQueries):
+    """The database API: every query, one instance per process."""

@@ -73,3 +73,16 @@ class Node(Base):
     power_interface = sa.Column(sa.String(255))
     raid_interface = sa.Column(sa.String(255))
     vendor_interface = sa.Column(sa.String(255))
+
+
+class Conductor(Base):
+    """A conductor process; ``updated_at`` is its last heartbeat."""
+
+    __tablename__ = 'conductors'
+    __table_args__ = (
+        sa.UniqueConstraint('hostname', name='uniq_conductors0hostname'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    hostname = sa.Column(sa.String(255), nullable=False)
+    online = sa.Column(sa.Boolean, nullable=False, default=True)

@@ -1,10 +1,11 @@
 """Running ironic-steps as a service: configuration, database, shutdown.
 
 The embedded (all-in-one) service runs the conductor and the API in one
-process on one SQLite file, with in-process conductor calls::
+process on one SQLite file, with in-process conductor calls; the
+distributed mode runs them as separate processes over oslo.messaging::
 
-    service = EmbeddedService()
-    service.start()          # database, conductor, API server
+    service = Service(api=True, conductor=True)
+    service.start()          # database check, conductor, API server
     service.wait()           # until SIGTERM / SIGINT
     service.stop()           # API first, then the in-flight steps finish
 
@@ -50,14 +51,22 @@ def ensure_state_path():
     os.makedirs(CONF.state_path, exist_ok=True)
 
 
-def prepare_database():
-    """Create the schema of an empty database; refuse a stale one."""
+def prepare_database(create_if_empty):
+    """Check the schema; create it in an empty database if allowed.
+
+    Only the one-process service creates a schema: several processes
+    starting together on an empty database would race to do it.
+    """
     ensure_state_path()
     current = migration.version()
-    if current is None:
+    if current is None and create_if_empty:
         LOG.info('Empty database: creating the schema')
         migration.upgrade()
         return
+    if current is None:
+        raise exception.IronicStepsException(
+            'The database has no schema; run "ironic-steps-dbsync upgrade" '
+            'first')
     pending = migration.pending()
     if pending:
         raise exception.IronicStepsException(
@@ -66,26 +75,46 @@ def prepare_database():
                                                      ', '.join(pending)))
 
 
-class EmbeddedService:
-    """API + conductor in one process, on the embedded database."""
+class Service:
+    """The parts of ironic-steps this process runs, started in order.
 
-    def __init__(self):
+    ``api``: the REST API on cheroot; ``conductor``: a conductor manager,
+    reached in-process (``rpc_transport = none``) or through an
+    oslo.messaging server (``oslo``).
+    """
+
+    def __init__(self, api=True, conductor=True):
+        self.run_api = api
+        self.run_conductor = conductor
         self.manager = None
         self.server = None
-        self._server_thread = None
+        self.rpc_server = None
         self._stop_requested = threading.Event()
 
     def start(self):
         sqlalchemy_api.configure()
-        prepare_database()
-        admin = context.get_admin_context()
+        prepare_database(create_if_empty=(self.run_api and self.run_conductor
+                                          and CONF.rpc_transport == 'none'))
+        if self.run_conductor:
+            self._start_conductor()
+        if self.run_api:
+            self._start_api()
+        LOG.info('ironic-steps %s started (%s) as %s',
+                 version.version_info.version_string(),
+                 ', '.join(part for part, on in (
+                     ('API on http://%s:%s' % (CONF.api.host_ip, self.port),
+                      self.run_api),
+                     ('conductor', self.run_conductor)) if on), CONF.host)
+
+    def _start_conductor(self):
         self.manager = manager.ConductorManager()
-        self.manager.start(admin)
-        rpcapi.set_local_manager(self.manager)
-        self._start_api()
-        LOG.info('ironic-steps %s serving http://%s:%s (conductor %s)',
-                 version.version_info.version_string(), CONF.api.host_ip,
-                 self.port, CONF.host)
+        self.manager.start(context.get_admin_context())
+        if CONF.rpc_transport == 'none':
+            rpcapi.set_local_manager(self.manager)
+        else:
+            from ironic_steps.common import rpc
+            self.rpc_server = rpc.get_server(CONF.host, [self.manager])
+            self.rpc_server.start()
 
     def _start_api(self):
         from ironic_steps.api import app   # Flask only where it is served
@@ -93,9 +122,8 @@ class EmbeddedService:
                                   app.create_app(),
                                   numthreads=CONF.api.api_workers)
         self.server.prepare()
-        self._server_thread = threading.Thread(
-            target=self.server.serve, name='api-server', daemon=True)
-        self._server_thread.start()
+        threading.Thread(target=self.server.serve, name='api-server',
+                         daemon=True).start()
 
     @property
     def port(self):
@@ -113,7 +141,26 @@ class EmbeddedService:
         LOG.info('Stopping: no new requests; running steps finish first')
         if self.server is not None:
             self.server.stop()
+        if self.rpc_server is not None:
+            self.rpc_server.stop()
+            self.rpc_server.wait()
         if self.manager is not None:
             self.manager.stop()
         rpcapi.set_local_manager(None)
+        if CONF.rpc_transport == 'oslo':
+            from ironic_steps.common import rpc
+            rpc.cleanup()
         LOG.info('Stopped')
+
+
+def run(argv, api=True, conductor=True):
+    """Entry point of the service commands: run until SIGTERM/SIGINT."""
+    prepare_service(argv)
+    running = Service(api=api, conductor=conductor)
+    running.handle_signals()
+    try:
+        running.start()
+        running.wait()
+    finally:
+        running.stop()
+    return 0

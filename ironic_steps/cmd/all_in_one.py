@@ -12,15 +12,7 @@ from ironic_steps import service
 
 
 def main(argv=None):
-    service.prepare_service(sys.argv if argv is None else argv)
-    embedded = service.EmbeddedService()
-    embedded.handle_signals()
-    embedded.start()
-    try:
-        embedded.wait()
-    finally:
-        embedded.stop()
-    return 0
+    return service.run(sys.argv if argv is None else argv)
 
 
 if __name__ == '__main__':

@@ -169,6 +169,13 @@ class _NodeQueries:
         with _reader() as session:
             return list(session.execute(query).scalars())
 
+    def count_nodes_by_state(self):
+        """{provision_state: number of nodes}, in one query."""
+        with _reader() as session:
+            return dict(session.execute(
+                sa.select(models.Node.provision_state, sa.func.count())
+                .group_by(models.Node.provision_state)).all())
+
     def update_node(self, node_id, values):
         """Apply ``values`` to one node in one statement.
 

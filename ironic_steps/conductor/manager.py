@@ -109,8 +109,8 @@ class ConductorManager:
 
     def _fail_timed_out(self, context, node_uuid, state, flow, before):
         try:
-            with task_manager.acquire(context, node_uuid, retry=False,
-                                      purpose='call-back timeout') as task:
+            with self._acquire(context, node_uuid, retry=False,
+                               purpose='call-back timeout') as task:
                 node = task.node
                 if (node.provision_state != state or timeutils.normalize_time(
                         node.provision_updated_at) >= before):
@@ -128,8 +128,8 @@ class ConductorManager:
         # Our host tag on a node means this conductor died holding it: the
         # flow that was running is gone, so fail it where it stood.
         for uuid in self._dbapi.release_all_reservations(self.host):
-            with task_manager.acquire(context, uuid,
-                                      purpose='recovery') as task:
+            with self._acquire(context, uuid,
+                               purpose='recovery') as task:
                 state = task.node.provision_state
                 if state not in states.WORKING_STATES:
                     continue
@@ -140,6 +140,11 @@ class ConductorManager:
                 task.process_event(states.EVENT_FAIL)
                 task.node.save()
                 LOG.warning('Node %s: %s', uuid, task.node.last_error)
+
+    def _acquire(self, context, node_id, **kwargs):
+        """A task on ``node_id`` whose lock is tagged with this conductor."""
+        return task_manager.acquire(context, node_id, host=self.host,
+                                    **kwargs)
 
     def _reserve_worker(self):
         if self._workers is None:
@@ -162,8 +167,8 @@ class ConductorManager:
     def update_node(self, context, node_obj):
         """Save the changes made to ``node_obj`` under the node's lock."""
         changes = node_obj.obj_what_changed()
-        with task_manager.acquire(context, node_obj.uuid,
-                                  purpose='node update') as task:
+        with self._acquire(context, node_obj.uuid,
+                           purpose='node update') as task:
             if changes & (_INTERFACE_FIELDS | {'driver'}):
                 if task.node.provision_state in _BUSY_STATES:
                     raise exception.NodeInWrongState(
@@ -180,8 +185,8 @@ class ConductorManager:
 
     @_expected
     def destroy_node(self, context, node_id):
-        with task_manager.acquire(context, node_id,
-                                  purpose='node deletion') as task:
+        with self._acquire(context, node_id,
+                           purpose='node deletion') as task:
             if task.node.provision_state not in DELETE_ALLOWED_STATES:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
@@ -193,7 +198,7 @@ class ConductorManager:
     @_expected
     def do_provisioning_action(self, context, node_id, action):
         """``manage`` or ``provide`` a node."""
-        with self._reserve_worker() as worker, task_manager.acquire(
+        with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose=action) as task:
             state = task.node.provision_state
             if action == states.EVENT_MANAGE and state == states.ENROLL:
@@ -211,20 +216,20 @@ class ConductorManager:
     @_expected
     def do_node_deploy(self, context, node_id):
         """Deploy (or redeploy) a node; the work goes on in a worker."""
-        with self._reserve_worker() as worker, task_manager.acquire(
+        with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node deployment') as task:
             deployments.start_deploy(task, worker)
 
     @_expected
     def do_node_tear_down(self, context, node_id):
-        with self._reserve_worker() as worker, task_manager.acquire(
+        with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node tear down') as task:
             deployments.start_tear_down(task, worker)
 
     @_expected
     def continue_node_deploy(self, context, node_id):
         """Resume a deploy waiting in ``wait call-back``."""
-        with self._reserve_worker() as worker, task_manager.acquire(
+        with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='continue deploy') as task:
             if task.node.provision_state != states.DEPLOYWAIT:
                 raise exception.NodeInWrongState(
@@ -240,7 +245,7 @@ class ConductorManager:
         A heartbeat that finds the node busy answers NodeLocked at once:
         agents heartbeat again shortly, so waiting here only ties a thread.
         """
-        with self._reserve_worker() as worker, task_manager.acquire(
+        with self._reserve_worker() as worker, self._acquire(
                 context, node_id, shared=True, purpose='heartbeat') as task:
             state = task.node.provision_state
             if state not in states.WAIT_STATES:

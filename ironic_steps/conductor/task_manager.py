@@ -34,11 +34,11 @@ from ironic_steps import objects
 LOG = log.getLogger(__name__)
 
 
-def _reserve(context, node_id, retry):
+def _reserve(context, host, node_id, retry):
     attempts = CONF.conductor.node_locked_retry_attempts if retry else 1
     for attempt in range(1, attempts + 1):
         try:
-            return objects.Node.reserve(context, CONF.host, node_id)
+            return objects.Node.reserve(context, host, node_id)
         except exception.NodeLocked:
             if attempt == attempts:
                 raise
@@ -48,15 +48,17 @@ def _reserve(context, node_id, retry):
 class TaskManager:
 
     def __init__(self, context, node_id, shared=False, purpose='unspecified',
-                 retry=True):
+                 retry=True, host=None):
         self.context = context
+        self.host = host or CONF.host
         self.purpose = purpose
         self.shared = shared
         self._handed_over = None
         if shared:
             self.node = objects.Node.get(context, node_id)
         else:
-            self.node = _reserve(context, self._node_key(node_id), retry)
+            self.node = _reserve(context, self.host, self._node_key(node_id),
+                                 retry)
         try:
             self.driver = driver_factory.build_driver_for_task(self.node)
         except Exception:
@@ -74,7 +76,7 @@ class TaskManager:
         """Turn a shared task into an exclusive one, reloading the node."""
         if not self.shared:
             return
-        self.node = _reserve(self.context, self.node.id, retry)
+        self.node = _reserve(self.context, self.host, self.node.id, retry)
         self.shared = False
 
     def process_event(self, event):
@@ -119,10 +121,10 @@ class TaskManager:
 
     def release_resources(self):
         if not self.shared:
-            if not objects.Node.release(self.context, CONF.host,
+            if not objects.Node.release(self.context, self.host,
                                         self.node.id):
                 LOG.warning('Node %s was not locked by %s when %s ended',
-                            self.node.uuid, CONF.host, self.purpose)
+                            self.node.uuid, self.host, self.purpose)
             self.shared = True
 
     def __enter__(self):
@@ -137,11 +139,14 @@ class TaskManager:
 
 
 def acquire(context, node_id, shared=False, purpose='unspecified action',
-            retry=True):
+            retry=True, host=None):
     """Take a task on ``node_id`` (id, UUID or name); see the module doc.
+
+    :param host: the lock's tag, the conductor's name (default
+        ``[DEFAULT] host``).
 
     :raises NodeLocked: if another task holds the node (after retries).
     :raises NodeNotFound:
     """
     return TaskManager(context, node_id, shared=shared, purpose=purpose,
-                       retry=retry)
+                       retry=retry, host=host)

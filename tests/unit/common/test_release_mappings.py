@@ -1,0 +1,61 @@
+"""The release mapping stays honest about what the code speaks."""
+
+from oslo_utils import versionutils
+import testtools
+
+from ironic_steps.common import release_mappings
+from ironic_steps.conductor import manager
+from ironic_steps.conductor import rpcapi
+from ironic_steps.objects import base as objects_base
+
+MAPPING = release_mappings.RELEASE_MAPPING
+
+
+def as_tuple(version):
+    return versionutils.convert_version_to_tuple(version)
+
+
+class ReleaseMappingTest(testtools.TestCase):
+
+    def test_master_is_the_newest_release(self):
+        newest = release_mappings.RELEASES[-1]
+        self.assertEqual(MAPPING[newest], MAPPING['master'])
+
+    def test_newest_release_speaks_the_rpc_version_of_the_code(self):
+        self.assertEqual(rpcapi.ConductorAPI.RPC_API_VERSION,
+                         MAPPING['master']['rpc'])
+        self.assertEqual(manager.ConductorManager.RPC_API_VERSION,
+                         MAPPING['master']['rpc'])
+
+    def test_newest_release_lists_every_object_at_its_current_version(self):
+        registered = objects_base.IronicStepsObjectRegistry.obj_classes()
+        self.assertEqual(sorted(registered),
+                         sorted(MAPPING['master']['objects']))
+        for name, classes in registered.items():
+            self.assertEqual(classes[0].VERSION,
+                             MAPPING['master']['objects'][name][-1], name)
+
+    def test_every_release_lists_every_part_and_versions_never_go_back(self):
+        previous = None
+        for name in release_mappings.RELEASES:
+            release = MAPPING[name]
+            self.assertEqual({'api', 'rpc', 'objects'}, set(release), name)
+            if previous is not None:
+                self.assertGreaterEqual(as_tuple(release['api']),
+                                        as_tuple(previous['api']), name)
+                self.assertGreaterEqual(as_tuple(release['rpc']),
+                                        as_tuple(previous['rpc']), name)
+                for obj, versions in previous['objects'].items():
+                    self.assertIn(obj, release['objects'], name)
+                    self.assertGreaterEqual(
+                        as_tuple(release['objects'][obj][-1]),
+                        as_tuple(versions[-1]), name)
+            previous = release
+
+    def test_a_release_before_deploy_steps_exists(self):
+        from ironic_steps import objects
+        oldest = MAPPING[release_mappings.RELEASES[0]]
+        self.assertIn('deploy_step', objects.Node.fields_unknown_at(
+            oldest['objects']['Node'][-1]))
+        self.assertLess(as_tuple(oldest['api']), (1, 44))
+        self.assertLess(as_tuple(oldest['rpc']), (1, 1))

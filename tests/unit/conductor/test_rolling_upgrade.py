@@ -1,0 +1,182 @@
+"""The spec's upgrade cases, with conductors talking over oslo.messaging.
+
+The conductors here share one process, so they share one configuration:
+pinning is shown before and after, not side by side (the multi-process
+functional test does that).  The transport is oslo.messaging's in-memory
+driver; the database is a real SQLite file.
+"""
+
+import fixtures
+import oslo_messaging as messaging
+from oslo_messaging import conffixture
+
+from ironic_steps.common import rpc
+from ironic_steps.common import states
+from ironic_steps.conductor import deployments
+from ironic_steps.conductor import manager
+from ironic_steps.conductor import rpcapi
+from ironic_steps import objects
+from ironic_steps.objects import base as objects_base
+from tests import base
+
+
+class RPCConductors(fixtures.Fixture):
+    """Conductors with their own oslo.messaging servers, in this process."""
+
+    def __init__(self, context, hosts):
+        super().__init__()
+        self.context = context
+        self.hosts = hosts
+
+    def _setUp(self):
+        self.managers, self.servers = {}, {}
+        for host in self.hosts:
+            self.managers[host] = manager.ConductorManager(host=host)
+            self.managers[host].start(self.context)
+            self.servers[host] = rpc.get_server(host, [self.managers[host]])
+            self.servers[host].start()
+            self.addCleanup(self.stop, host)
+        self.addCleanup(rpc.cleanup)
+
+    def stop(self, host):
+        """Stop one conductor: it leaves the ring and answers no more."""
+        server = self.servers.pop(host, None)
+        if server is not None:
+            server.stop()
+            server.wait()
+            self.managers.pop(host).stop()
+            rpcapi._hash_ring().reset()
+
+
+class RollingUpgradeTest(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(conffixture.ConfFixture(base.CONF,
+                                                transport_url='fake:/'))
+        self.config(rpc_transport='oslo')
+        self.config(rpc_response_timeout=10)
+        self.conductors = self.useFixture(RPCConductors(
+            self.context, ['conductor-a', 'conductor-b']))
+        rpcapi._hash_ring().reset()
+        self.addCleanup(rpcapi._hash_ring().reset)
+        self.rpcapi = rpcapi.ConductorAPI()
+        self.useFixture(fixtures.MockPatchObject(
+            deployments, '_warned_legacy', set()))
+        self.deploy_log = self.useFixture(fixtures.FakeLogger(
+            name='ironic_steps.conductor.deployments'))
+
+    wait_for_state = base.ConductorTestCase.wait_for_state
+
+    def available_node(self, **fields):
+        node = self.create_node(**fields)
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        self.wait_for_state(node, states.MANAGEABLE)
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'provide')
+        return self.wait_for_state(node, states.AVAILABLE)
+
+    def test_heartbeat_without_deploy_steps_continues_the_old_way(self):
+        # Given a node an old conductor left waiting: no deploy steps
+        node = self.available_node()
+        node.provision_state = states.DEPLOYWAIT
+        node.target_provision_state = states.ACTIVE
+        node.save()
+        # When its agent heartbeats to a new conductor
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        # Then the legacy continue_deploy() finishes it, with a warning
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertNotIn('deploy_steps', node.driver_internal_info or {})
+        self.assertIn('legacy way', self.deploy_log.output)
+
+    def test_deploy_started_with_steps_continues_on_another_conductor(self):
+        node = self.available_node()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual('write_image', node.deploy_step['step'])
+        # The conductor that started it goes away for its upgrade.
+        owner = rpcapi._hash_ring().get_host(node.uuid)
+        self.conductors.stop(owner)
+        survivor = rpcapi._hash_ring().get_host(node.uuid)
+        self.assertNotEqual(owner, survivor)
+        # The agent's heartbeat reaches the survivor, which resumes the
+        # stored plan at the next step.
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual({}, node.deploy_step)
+        self.assertEqual('disk',
+                         node.driver_internal_info['fake_boot_device'])
+        self.assertNotIn('legacy way', self.deploy_log.output)
+
+    def test_pinned_to_the_old_release_no_deploy_steps_are_used(self):
+        self.config(pin_release_version='0.1')
+        pinned_client = rpcapi.ConductorAPI()
+        node = self.available_node()
+        pinned_client.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.ACTIVE)
+        # deploy() ran alone, in one call: nothing waited for an agent and
+        # no step bookkeeping was written.
+        self.assertNotIn('deploy_steps', node.driver_internal_info)
+        self.assertIsNone(node.deploy_step)
+        self.assertEqual('pxe', node.driver_internal_info['fake_boot_device'])
+        self.assertIn('Pinned to release 0.1', self.deploy_log.output)
+        # The deploy-step RPC call is beyond the pinned version.
+        self.assertFalse(pinned_client.can_send_version('1.1'))
+        self.assertRaises(messaging.RPCVersionCapError,
+                          pinned_client.continue_node_deploy, self.context,
+                          node.uuid)
+
+    def test_unpinning_switches_new_deploys_to_steps_without_restart(self):
+        self.config(pin_release_version='0.1')
+        legacy = self.available_node(name='before-unpin')
+        rpcapi.ConductorAPI().do_node_deploy(self.context, legacy.uuid)
+        self.wait_for_state(legacy, states.ACTIVE)
+
+        self.config(pin_release_version=None)
+        modern = self.available_node(name='after-unpin')
+        rpcapi.ConductorAPI().do_node_deploy(self.context, modern.uuid)
+        modern = self.wait_for_state(modern, states.DEPLOYWAIT)
+        self.assertEqual(5, len(modern.driver_internal_info['deploy_steps']))
+        self.assertEqual('write_image', modern.deploy_step['step'])
+
+    def test_node_sent_at_the_old_version_is_accepted_and_upgraded(self):
+        node = self.available_node()
+        node.deploy_step = {'interface': 'deploy', 'step': 'deploy'}
+        node.save()
+        # A pinned API sends the node at 1.0, without deploy_step.
+        self.config(pin_release_version='0.1')
+        serializer = objects_base.IronicStepsObjectSerializer()
+        old = objects.Node.get(self.context, node.uuid)
+        old.extra = {'rack': 'r1'}
+        primitive = serializer.serialize_entity(self.context, old)
+        self.assertEqual('1.0', primitive['ironic_steps_object.version'])
+        self.assertNotIn('deploy_step', primitive['ironic_steps_object.data'])
+        # The receiving side upgrades it in place ...
+        self.config(pin_release_version=None)
+        received = serializer.deserialize_entity(self.context, primitive)
+        self.assertEqual(objects.Node.VERSION, received.VERSION)
+        self.assertIsNone(received.deploy_step)
+        self.assertNotIn('deploy_step', received.obj_what_changed())
+        # ... and saving it keeps the deploy_step it never saw.
+        rpcapi.ConductorAPI().update_node(self.context, received)
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual({'rack': 'r1'}, stored.extra)
+        self.assertEqual('deploy', stored.deploy_step['step'])
+
+    def test_pinned_save_never_writes_fields_the_old_release_lacks(self):
+        node = self.create_node()
+        self.config(pin_release_version='0.1')
+        node.deploy_step = {'interface': 'deploy', 'step': 'deploy'}
+        node.extra = {'a': 1}
+        node.save()
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual({'a': 1}, stored.extra)
+        self.assertIsNone(stored.deploy_step)
+
+    def test_remote_errors_come_back_as_ours(self):
+        node = self.create_node()
+        from ironic_steps.common import exception
+        exc = self.assertRaises(exception.InvalidStateRequested,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid)
+        self.assertIn("'enroll'", str(exc))
+        self.assertEqual(400, exc.code)

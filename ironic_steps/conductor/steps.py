@@ -14,6 +14,7 @@ Ordering rules, the same for every kind of step:
   DriverStepConflict` naming the steps.
 """
 
+import copy
 import dataclasses
 import types
 import typing
@@ -64,8 +65,8 @@ class Step:
     def to_dict(self):
         step = {'interface': self.interface, 'step': self.name,
                 'priority': self.priority,
-                'argsinfo': dict(self.argsinfo) if self.argsinfo else None,
-                'args': dict(self.args)}
+                'argsinfo': copy.deepcopy(self.argsinfo) or None,
+                'args': copy.deepcopy(dict(self.args))}
         if self.abortable is not None:
             step['abortable'] = self.abortable
         return step
@@ -82,10 +83,31 @@ class Step:
             raise exception.InvalidStep(
                 reason='Step %r has unknown keys: %s' % (
                     step, ', '.join(sorted(unknown))))
+        problem = _type_problem(step)
+        if problem:
+            raise exception.InvalidStep(reason='Step %r: %s' % (step,
+                                                                problem))
         return cls(interface=step['interface'], name=step['step'],
                    priority=step['priority'], argsinfo=step.get('argsinfo'),
                    args=step.get('args') or {},
                    abortable=step.get('abortable'))
+
+
+def _type_problem(step):
+    """What is wrong with the types of a step dict's values, if anything."""
+    priority = step['priority']
+    if (not isinstance(priority, int) or isinstance(priority, bool)
+            or priority < 0):
+        return 'priority must be a non-negative integer, got %r' % (priority,)
+    for key in ('interface', 'step'):
+        if not isinstance(step[key], str) or not step[key]:
+            return '%s must be a non-empty string, got %r' % (key, step[key])
+    for key, kind in (('args', dict), ('argsinfo', dict),
+                      ('abortable', bool)):
+        if step.get(key) is not None and not isinstance(step[key], kind):
+            return '%s must be a %s or None, got %r' % (key, kind.__name__,
+                                                        step[key])
+    return None
 
 
 def _getter(interface, kind):

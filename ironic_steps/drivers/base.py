@@ -18,8 +18,8 @@ The *step dict* that crosses this boundary is described in
 :class:`ironic_steps.conductor.steps.Step`.
 """
 
+import copy
 import dataclasses
-import types
 import typing
 
 from ironic_steps.common import exception
@@ -96,9 +96,10 @@ def _step_decorator(decorator, mark_fields):
         if reason:
             raise exception.InvalidStepDefinition(
                 decorator=decorator, function=name, reason=reason)
-        argsinfo = mark_fields['argsinfo']
+        # A private copy: later edits of the author's dict must neither
+        # change the step nor dodge the validation above.
         mark = StepMark(
-            argsinfo=types.MappingProxyType(argsinfo) if argsinfo else None,
+            argsinfo=copy.deepcopy(mark_fields['argsinfo']) or None,
             **{k: v for k, v in mark_fields.items() if k != 'argsinfo'})
         # A method may be a step of several kinds: keep one mark per kind.
         func._step_marks = {**getattr(func, '_step_marks', {}),
@@ -161,7 +162,7 @@ class BaseInterface:
         for name, mark in sorted(self._steps_by_kind[kind].items()):
             step = {'interface': self.interface_type, 'step': name,
                     'priority': mark.priority,
-                    'argsinfo': dict(mark.argsinfo) if mark.argsinfo else None}
+                    'argsinfo': copy.deepcopy(mark.argsinfo)}
             if kind == CLEAN:
                 step['abortable'] = mark.abortable
             steps.append(step)

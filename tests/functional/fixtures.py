@@ -19,55 +19,76 @@ def free_port():
         return sock.getsockname()[1]
 
 
-class AllInOneService(fixtures.Fixture):
-    """`ironic-steps --config-file FILE` on a free loopback port.
+class ServiceProcess(fixtures.Fixture):
+    """An ironic-steps service command as a process, on loopback.
 
-    :param options: {section: {option: value}} added to the config file.
+    :param command: ``ironic-steps`` (all-in-one), ``ironic-steps-api`` or
+        ``ironic-steps-conductor``.
+    :param options: {section: {option: value}} for its config file.
+    :param state_path: share one with other processes to share the
+        embedded database; a private one by default.
     """
 
-    def __init__(self, options=None):
+    def __init__(self, command='ironic-steps', options=None, state_path=None,
+                 host='functional-conductor'):
         super().__init__()
+        self.command = command
         self.options = options or {}
+        self.state_path = state_path
+        self.host = host
+        self.serves_api = command != 'ironic-steps-conductor'
 
     def _setUp(self):
-        self.state_path = self.useFixture(fixtures.TempDir()).path
+        if self.state_path is None:
+            self.state_path = self.useFixture(fixtures.TempDir()).path
         self.port = free_port()
         self.endpoint = 'http://127.0.0.1:%d' % self.port
+        self.log_file = os.path.join(self.state_path, '%s-%s.log' % (
+            self.command, self.host))
         sections = {'DEFAULT': {'state_path': self.state_path,
-                                'host': 'functional-conductor',
-                                'log_file': os.path.join(self.state_path,
-                                                         'service.log')},
+                                'host': self.host,
+                                'log_file': self.log_file},
                     'api': {'host_ip': '127.0.0.1', 'port': self.port}}
         for section, values in self.options.items():
             sections.setdefault(section, {}).update(values)
-        self.config_file = os.path.join(self.state_path, 'service.conf')
+        self.config_file = os.path.join(self.state_path, '%s-%s.conf' % (
+            self.command, self.host))
         with open(self.config_file, 'w') as conf:
             for section, values in sections.items():
                 conf.write('[%s]\n' % section)
-                conf.writelines('%s = %s\n' % item for item in values.items())
+                conf.writelines('%s = %s\n' % item
+                                for item in values.items())
         self.process = subprocess.Popen(
-            [os.path.join(BIN, 'ironic-steps'), '--config-file',
+            [os.path.join(BIN, self.command), '--config-file',
              self.config_file],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.addCleanup(self._stop)
+        self.addCleanup(self.stop)
         self._wait_until_up()
+
+    def _ready(self):
+        if self.serves_api:
+            try:
+                urllib.request.urlopen(self.endpoint + '/v1', timeout=1)
+                return True
+            except OSError:
+                return False
+        return ' started (' in self.log()
 
     def _wait_until_up(self, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError('ironic-steps exited with %s: %s' % (
-                    self.process.returncode,
+                raise RuntimeError('%s exited with %s: %s' % (
+                    self.command, self.process.returncode,
                     self.process.stderr.read().decode()[-3000:]))
-            try:
-                urllib.request.urlopen(self.endpoint + '/v1', timeout=1)
+            if self._ready():
                 return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError('ironic-steps did not answer on %s' % self.endpoint)
+            time.sleep(0.1)
+        raise RuntimeError('%s did not start; log:\n%s' % (
+            self.command, self.log()[-3000:]))
 
-    def _stop(self):
-        # Only the process this fixture started, by its PID.
+    def stop(self):
+        """SIGTERM the process this fixture started, by its PID."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -75,11 +96,20 @@ class AllInOneService(fixtures.Fixture):
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.process.stderr.close()
+        if not self.process.stderr.closed:
+            self.process.stderr.close()
 
     def log(self):
-        with open(os.path.join(self.state_path, 'service.log')) as log:
-            return log.read()
+        try:
+            with open(self.log_file) as log:
+                return log.read()
+        except FileNotFoundError:
+            return ''
+
+
+def AllInOneService(options=None):
+    """The embedded service: API + conductor + SQLite in one process."""
+    return ServiceProcess('ironic-steps', options)
 
 
 class OpenStackClient:
@@ -104,3 +134,36 @@ class OpenStackClient:
 
     def json(self, *args):
         return json.loads(self.run(*(args + ('-f', 'json'))).stdout)
+
+
+class RestClient:
+    """A plain HTTP client of our REST API, for what the CLI cannot show."""
+
+    def __init__(self, endpoint, version='latest'):
+        self.endpoint = endpoint
+        self.version = version
+
+    def request(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            self.endpoint + path, data=data, method=method,
+            headers={'X-OpenStack-Ironic-API-Version': self.version,
+                     'Content-Type': 'application/json'})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            payload = response.read()
+            return response.status, json.loads(payload) if payload else None
+
+    def node(self, ident):
+        return self.request('GET', '/v1/nodes/%s' % ident)[1]
+
+    def wait_for(self, ident, state, timeout=60):
+        deadline = time.monotonic() + timeout
+        while True:
+            node = self.node(ident)
+            if node['provision_state'] == state:
+                return node
+            if time.monotonic() > deadline:
+                raise AssertionError('node %s is %s (%s), not %s' % (
+                    ident, node['provision_state'], node.get('last_error'),
+                    state))
+            time.sleep(0.1)

@@ -41,7 +41,7 @@ class OpenStackClientTest(testtools.TestCase):
         created = self.enrol_and_provide(client, 'node-1')
         self.assertEqual({}, created['deploy_step'])
         listed = client.json('node', 'list')
-        self.assertEqual(['node-1'], [node['Name'] for node in listed])
+        self.assertEqual(['node-1'], [node['name'] for node in listed])
 
         client.run('node', 'deploy', 'node-1')
         waiting = self.wait_for(

@@ -6,6 +6,7 @@ transition costs one round trip whatever the number of nodes, and so that
 SQLite never has to upgrade a read lock to a write lock under load.
 """
 
+import operator
 import threading
 
 import sqlalchemy as sa
@@ -92,6 +93,21 @@ _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid'])
 
 
+def _after_marker(column, value, marker_id, sort_dir):
+    """Rows after (``value``, ``marker_id``) in keyset order.
+
+    Keyset pagination is stable and index-friendly, unlike OFFSET.  Rows
+    whose sort column is NULL come last in both directions; the NULL cases
+    are spelled out because any comparison with NULL is NULL.
+    """
+    beyond = operator.gt if sort_dir == 'asc' else operator.lt
+    node_id = models.Node.id
+    if value is None:
+        return sa.and_(column.is_(None), beyond(node_id, marker_id))
+    return sa.or_(column.is_(None), beyond(column, value),
+                  sa.and_(column == value, beyond(node_id, marker_id)))
+
+
 class _NodeQueries:
     """Queries on nodes."""
 
@@ -158,12 +174,12 @@ class _NodeQueries:
         column = getattr(models.Node, sort_key)
         order = sa.desc if sort_dir == 'desc' else sa.asc
         if marker is not None:
-            # Keyset pagination: stable and index-friendly, unlike OFFSET.
-            after = sa.tuple_(column, models.Node.id)
-            key = sa.tuple_(getattr(marker, sort_key), marker.id)
-            query = query.where(after > key if sort_dir == 'asc'
-                                else after < key)
-        query = query.order_by(order(column), order(models.Node.id))
+            query = query.where(_after_marker(
+                column, getattr(marker, sort_key), marker.id, sort_dir))
+        # NULLs last in both directions, on every database, as
+        # _after_marker assumes.
+        query = query.order_by(column.is_(None), order(column),
+                               order(models.Node.id))
         if limit:
             query = query.limit(limit)
         with _reader() as session:

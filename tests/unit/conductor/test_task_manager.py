@@ -1,0 +1,244 @@
+"""Node locks, worker hand-over and admission of work at the door."""
+
+import threading
+import time
+
+import ddt
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conductor import task_manager
+from ironic_steps.conductor import workers
+from ironic_steps.drivers import base
+from ironic_steps import objects
+from tests import base as tests_base
+from tests import plugins
+
+TIMEOUT = 10
+# Fixed, not generated: ddt puts it in the test id, which must not change
+# between the test runner's listing and its workers.
+MISSING_UUID = '5d7c3a4e-93b1-4c2f-a0f6-2b8e9d1c7f40'
+
+
+def wait_until(predicate, what):
+    deadline = time.monotonic() + TIMEOUT
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError('Timed out waiting until %s' % what)
+        time.sleep(0.01)
+
+
+@ddt.ddt
+class TaskManagerTest(tests_base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(name='node-1')
+
+    def stored(self):
+        return objects.Node.get(self.context, self.node.uuid)
+
+    def test_of_two_racing_threads_exactly_one_gets_the_lock(self):
+        # Given two threads that try to lock the node at the same moment
+        self.config(node_locked_retry_attempts=1, group='conductor')
+        start = threading.Barrier(2, timeout=TIMEOUT)
+        both_tried = threading.Barrier(2, timeout=TIMEOUT)
+        results = []
+
+        def contender():
+            start.wait()
+            try:
+                with task_manager.acquire(self.context, self.node.uuid):
+                    results.append(('locked', self.stored().reservation))
+                    both_tried.wait()   # hold the lock until both tried
+            except exception.NodeLocked as exc:
+                results.append(('refused', str(exc)))
+                both_tried.wait()
+
+        threads = [threading.Thread(target=contender) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(TIMEOUT)
+        # Then one held it and the other was told who holds it
+        self.assertEqual([('locked', 'test-conductor')],
+                         [r for r in results if r[0] == 'locked'])
+        refused = [r for r in results if r[0] == 'refused']
+        self.assertEqual(1, len(refused))
+        self.assertIn('Node %s is locked by host test-conductor'
+                      % self.node.uuid, refused[0][1])
+        self.assertIsNone(self.stored().reservation)
+
+    def test_a_lock_held_elsewhere_is_retried_then_refused(self):
+        self.config(node_locked_retry_attempts=3, group='conductor')
+        objects.Node.reserve(self.context, 'other-conductor', self.node.id)
+        started = time.monotonic()
+        exc = self.assertRaises(exception.NodeLocked, task_manager.acquire,
+                                self.context, self.node.uuid)
+        # Two waits of node_locked_retry_interval (0.01s) between 3 tries.
+        self.assertGreaterEqual(time.monotonic() - started, 0.02)
+        self.assertIn('locked by host other-conductor', str(exc))
+        self.assertEqual('other-conductor', self.stored().reservation)
+
+    def test_a_shared_task_takes_no_lock(self):
+        with task_manager.acquire(self.context, self.node.uuid,
+                                  shared=True) as task:
+            self.assertIsNone(task.node.reservation)
+            self.assertIsNone(self.stored().reservation)
+            # so an exclusive task can still be taken meanwhile
+            with task_manager.acquire(self.context, self.node.uuid):
+                self.assertEqual('test-conductor',
+                                 self.stored().reservation)
+        self.assertIsNone(self.stored().reservation)
+
+    def test_a_shared_task_may_not_change_the_state(self):
+        with task_manager.acquire(self.context, self.node.uuid,
+                                  shared=True) as task:
+            self.assertRaises(exception.IronicStepsException,
+                              task.process_event, states.EVENT_MANAGE)
+            self.assertEqual(states.ENROLL, task.node.provision_state)
+
+    @ddt.data('uuid', 'name', 'id')
+    def test_the_lock_is_taken_and_released_by_any_identifier(self, key):
+        with task_manager.acquire(self.context,
+                                  getattr(self.node, key)) as task:
+            self.assertEqual('test-conductor', task.node.reservation)
+            self.assertEqual('test-conductor', self.stored().reservation)
+        self.assertIsNone(self.stored().reservation)
+
+    def test_the_lock_is_released_when_the_block_raises(self):
+        def fail_inside():
+            with task_manager.acquire(self.context, self.node.uuid):
+                raise ValueError('oops')
+
+        self.assertRaises(ValueError, fail_inside)
+        self.assertIsNone(self.stored().reservation)
+
+    def test_a_handed_over_worker_keeps_the_lock_until_it_ends(self):
+        # Given work handed to a worker that blocks, then raises
+        pool = workers.WorkerPool(1)
+        self.addCleanup(pool.shutdown)
+        proceed = threading.Event()
+        self.addCleanup(proceed.set)
+
+        def work(task):
+            proceed.wait(TIMEOUT)
+            raise RuntimeError('a bug in a flow')
+
+        with pool.reserve() as worker, task_manager.acquire(
+                self.context, self.node.uuid) as task:
+            task.hand_over(worker, work)
+        # Then leaving the block does not release the lock
+        self.assertEqual('test-conductor', self.stored().reservation)
+        # and the worker releases it although the work raised
+        proceed.set()
+        wait_until(lambda: self.stored().reservation is None,
+                   'the worker released the lock')
+        # and the worker's slot is free again
+        wait_until(self._can_reserve(pool), 'the worker slot was freed')
+
+    @staticmethod
+    def _can_reserve(pool):
+        def check():
+            try:
+                with pool.reserve():
+                    return True
+            except exception.NoFreeConductorWorker:
+                return False
+        return check
+
+    def test_work_handed_over_in_a_block_that_raises_is_not_run(self):
+        pool = workers.WorkerPool(1)
+        self.addCleanup(pool.shutdown)
+        ran = []
+
+        def fail_after_hand_over():
+            with pool.reserve() as worker, task_manager.acquire(
+                    self.context, self.node.uuid) as task:
+                task.hand_over(worker, ran.append)
+                raise ValueError('changed my mind')
+
+        self.assertRaises(ValueError, fail_after_hand_over)
+        self.assertEqual([], ran)
+        self.assertIsNone(self.stored().reservation)
+        with pool.reserve():
+            pass   # the worker was given back
+
+    @ddt.data(MISSING_UUID, 'no-such-node', 424242)
+    def test_acquiring_a_missing_node_raises_node_not_found(self, ident):
+        for shared in (False, True):
+            exc = self.assertRaises(exception.NodeNotFound,
+                                    task_manager.acquire, self.context,
+                                    ident, shared=shared)
+            self.assertIn(str(ident), str(exc))
+
+    def test_locking_does_not_change_updated_at(self):
+        node = self.stored()
+        node.extra = {'touched': True}
+        node.save()
+        updated_at = self.stored().updated_at
+        self.assertIsNotNone(updated_at)
+        with task_manager.acquire(self.context, self.node.uuid):
+            self.assertEqual(updated_at, self.stored().updated_at)
+        self.assertEqual(updated_at, self.stored().updated_at)
+
+
+class WorkerPoolTest(tests_base.TestCase):
+
+    def test_a_full_pool_refuses_at_once(self):
+        pool = workers.WorkerPool(1)
+        self.addCleanup(pool.shutdown)
+        with pool.reserve():
+            started = time.monotonic()
+            self.assertRaises(exception.NoFreeConductorWorker, pool.reserve)
+            self.assertLess(time.monotonic() - started, 1)
+
+    def test_an_unused_reservation_is_given_back(self):
+        pool = workers.WorkerPool(1)
+        self.addCleanup(pool.shutdown)
+        with pool.reserve():
+            pass
+        with pool.reserve():
+            pass
+
+
+class BlockingDeploy(base.DeployInterface):
+
+    def __init__(self):
+        self.running = threading.Event()
+        self.release = threading.Event()
+
+    @base.deploy_step(priority=50)
+    def deploy(self, task):
+        self.running.set()
+        self.release.wait(TIMEOUT)
+
+
+class WorkerAdmissionTest(tests_base.ConductorTestCase):
+
+    def test_a_deploy_is_refused_when_every_worker_is_busy(self):
+        # Given two available nodes and a conductor with one worker
+        interface = BlockingDeploy()
+        self.addCleanup(interface.release.set)
+        self.useFixture(plugins.HardwarePlugin(
+            'blocking-hw', deploy=interface))
+        busy = self.make_available(driver='blocking-hw')
+        other = self.make_available()
+        self.config(workers_pool_size=1, group='conductor')
+        self.manager.stop()
+        self.manager.start(self.context)
+        # When the first node's deploy holds the only worker
+        self.rpcapi.do_node_deploy(self.context, busy.uuid)
+        self.assertTrue(interface.running.wait(TIMEOUT))
+        # Then the second node's deploy is refused and the node untouched
+        before = objects.Node.get(self.context, other.uuid)
+        self.assertRaises(exception.NoFreeConductorWorker,
+                          self.rpcapi.do_node_deploy, self.context,
+                          other.uuid)
+        after = objects.Node.get(self.context, other.uuid)
+        self.assertEqual(states.AVAILABLE, after.provision_state)
+        self.assertIsNone(after.reservation)
+        self.assertEqual(before.obj_to_primitive(), after.obj_to_primitive())
+        # and once the worker is free, the first deploy finishes
+        interface.release.set()
+        self.wait_for_state(busy, states.ACTIVE)

@@ -1,0 +1,130 @@
+"""The alembic migrations, walked from an empty SQLite file."""
+
+import contextlib
+import importlib
+import importlib.machinery
+import os
+import sqlite3
+import sys
+import types
+from unittest import mock
+
+import fixtures
+import sqlalchemy as sa
+from alembic import autogenerate
+from alembic import migration as alembic_migration
+from alembic import script as alembic_script
+
+from ironic_steps.db import migration
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps.db.sqlalchemy import models
+from tests import base
+
+INITIAL = '2c1f0b4d9e01'
+ADD_DEPLOY_STEP = '7b3e5d2a8f10'
+
+
+def head_revision():
+    """The newest revision, as alembic itself reads the scripts."""
+    return alembic_script.ScriptDirectory(
+        migration.migrations_dir()).get_current_head()
+
+
+class MigrationWalkTest(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        directory = self.useFixture(fixtures.TempDir()).path
+        self.path = os.path.join(directory, 'empty.sqlite')
+        sqlalchemy_api.configure(connection='sqlite:///%s' % self.path)
+        self.addCleanup(sqlalchemy_api.configure)
+
+    def node_columns(self):
+        inspector = sa.inspect(sqlalchemy_api.get_engine())
+        return {column['name'] for column in inspector.get_columns('nodes')}
+
+    def test_walk_from_empty_to_head(self):
+        head = head_revision()
+        # Given an empty database, every revision is pending, oldest first
+        self.assertIsNone(migration.version())
+        revisions = migration.pending()
+        self.assertEqual([INITIAL, ADD_DEPLOY_STEP], revisions[:2])
+        self.assertEqual(head, revisions[-1])
+        # When it is brought to the first revision
+        migration.upgrade(INITIAL)
+        # Then nodes exists, as it was before deploy steps
+        self.assertEqual(INITIAL, migration.version())
+        self.assertEqual(revisions[1:], migration.pending())
+        columns = self.node_columns()
+        self.assertIn('clean_step', columns)
+        self.assertNotIn('deploy_step', columns)
+        # When it is brought to head, deploy_step has been added
+        migration.upgrade()
+        self.assertIn('deploy_step', self.node_columns())
+        self.assertEqual(head, migration.version())
+        self.assertEqual([], migration.pending())
+
+    def test_each_revision_applies_on_its_own(self):
+        revisions = migration.pending()
+        for applied, revision in enumerate(revisions, start=1):
+            migration.upgrade(revision)
+            self.assertEqual(revision, migration.version())
+            self.assertEqual(revisions[applied:], migration.pending())
+            if revision == ADD_DEPLOY_STEP:
+                self.assertIn('deploy_step', self.node_columns())
+
+    def test_upgrading_at_head_is_a_no_op(self):
+        migration.upgrade()
+        columns = self.node_columns()
+        migration.upgrade()
+        self.assertEqual(head_revision(), migration.version())
+        self.assertEqual(columns, self.node_columns())
+
+    def test_the_migrated_schema_matches_the_models(self):
+        migration.upgrade()
+        with sqlalchemy_api.get_engine().connect() as connection:
+            context = alembic_migration.MigrationContext.configure(
+                connection, opts={'compare_type': True,
+                                  'compare_server_default': True})
+            diff = autogenerate.compare_metadata(context,
+                                                 models.Base.metadata)
+        self.assertEqual([], diff)
+
+    def test_the_database_uses_write_ahead_logging(self):
+        migration.upgrade()
+        with contextlib.closing(sqlite3.connect(self.path)) as connection:
+            self.assertEqual('wal', connection.execute(
+                'PRAGMA journal_mode').fetchone()[0])
+
+
+class MigrationsDirTest(base.TestCase):
+
+    def test_the_scripts_are_found_through_the_import_system(self):
+        # From any working directory: not a path relative to the sources.
+        elsewhere = self.useFixture(fixtures.TempDir()).path
+        cwd = os.getcwd()
+        os.chdir(elsewhere)
+        self.addCleanup(os.chdir, cwd)
+        package = importlib.import_module('alembic_migrations')
+        found = migration.migrations_dir()
+        self.assertEqual(os.path.dirname(package.__file__), found)
+        self.assertTrue(os.path.isabs(found))
+        self.assertTrue(os.path.isfile(os.path.join(found, 'env.py')))
+        versions = os.listdir(os.path.join(found, 'versions'))
+        self.assertIn('%s_create_nodes.py' % INITIAL, versions)
+        self.assertIn('%s_add_node_deploy_step.py' % ADD_DEPLOY_STEP,
+                      versions)
+
+    def test_another_projects_alembic_migrations_is_refused(self):
+        impostor = types.ModuleType('alembic_migrations')
+        impostor.__spec__ = importlib.machinery.ModuleSpec(
+            'alembic_migrations', None,
+            origin='/elsewhere/alembic_migrations/__init__.py')
+        patcher = mock.patch.dict(sys.modules,
+                                  {'alembic_migrations': impostor})
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        exc = self.assertRaises(RuntimeError, migration.migrations_dir)
+        self.assertIn('/elsewhere/alembic_migrations/__init__.py', str(exc))
+        self.assertIn('is not the alembic_migrations package of '
+                      'ironic-steps', str(exc))

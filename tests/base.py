@@ -63,8 +63,25 @@ class Database(fixtures.Fixture):
         self.addCleanup(sqlalchemy_api.configure)
 
 
+class PostgreSQLDatabase(fixtures.Fixture):
+    """A fresh, migrated database on this process's PostgreSQL server."""
+
+    def _setUp(self):
+        from tests import postgresql
+        self.url = postgresql.shared_server().url()
+        sqlalchemy_api.configure(connection=self.url)
+        self.addCleanup(sqlalchemy_api.configure)
+        migration.upgrade()
+
+
 class TestCase(oslotest_base.BaseTestCase):
-    """Configuration reset per test; a real database."""
+    """Configuration reset per test; a real database.
+
+    ``database`` is the fixture that makes it: SQLite by default; test
+    classes re-run on PostgreSQL set :class:`PostgreSQLDatabase`.
+    """
+
+    database = Database
 
     def setUp(self):
         super().setUp()
@@ -74,7 +91,10 @@ class TestCase(oslotest_base.BaseTestCase):
         self.config(node_locked_retry_interval=0.01, group='conductor')
         # Tests drive heartbeats themselves unless they ask for the agent.
         self.config(agent_delay=-1, group='fake')
-        self.db = self.useFixture(Database())
+        if self.database is PostgreSQLDatabase:
+            from tests import postgresql
+            postgresql.require(self)
+        self.db = self.useFixture(self.database())
         self.context = context.get_admin_context()
 
     def config(self, **kw):

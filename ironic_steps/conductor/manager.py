@@ -71,6 +71,8 @@ class ConductorManager:
              lambda: self._check_wait_timeouts(admin_context)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._dbapi.touch_conductor(self.host)),
+            (CONF.conductor.heartbeat_interval,
+             lambda: self._take_over_from_dead_conductors(admin_context)),
         ])
 
     def _start_periodics(self, spaced_callables):
@@ -124,22 +126,39 @@ class ConductorManager:
         except (exception.NodeLocked, exception.NodeNotFound):
             pass   # busy or gone: not ours to fail now
 
-    def _recover(self, context):
-        # Our host tag on a node means this conductor died holding it: the
-        # flow that was running is gone, so fail it where it stood.
-        for uuid in self._dbapi.release_all_reservations(self.host):
-            with self._acquire(context, uuid,
-                               purpose='recovery') as task:
-                state = task.node.provision_state
-                if state not in states.WORKING_STATES:
-                    continue
-                task.node.last_error = (
-                    'Conductor %s restarted while the node was %s%s; the '
-                    'operation was stopped' % (
-                        self.host, state, _step_suffix(task.node)))
-                task.process_event(states.EVENT_FAIL)
-                task.node.save()
-                LOG.warning('Node %s: %s', uuid, task.node.last_error)
+    def _recover(self, context, dead_host=None, why='restarted'):
+        """Fail the flows a dead conductor held, and free its nodes.
+
+        A host tag on a node's lock means that conductor died holding it
+        (this one, at start-up, or another that stopped heartbeating): the
+        flow that was running is gone, so fail it where it stood.
+        """
+        dead_host = dead_host or self.host
+        for uuid in self._dbapi.release_all_reservations(dead_host):
+            try:
+                with self._acquire(context, uuid, retry=False,
+                                   purpose='recovery') as task:
+                    state = task.node.provision_state
+                    if state not in states.WORKING_STATES:
+                        continue
+                    task.node.last_error = (
+                        'Conductor %s %s while the node was %s%s; the '
+                        'operation was stopped' % (
+                            dead_host, why, state, _step_suffix(task.node)))
+                    task.process_event(states.EVENT_FAIL)
+                    task.node.save()
+                    LOG.warning('Node %s: %s', uuid, task.node.last_error)
+            except (exception.NodeLocked, exception.NodeNotFound):
+                pass   # already taken over by another conductor, or gone
+
+    def _take_over_from_dead_conductors(self, context):
+        """Free the nodes of conductors that stopped heartbeating."""
+        seen_before = timeutils.utcnow() - datetime.timedelta(
+            seconds=CONF.conductor.heartbeat_timeout)
+        for host in self._dbapi.get_dead_conductors(seen_before):
+            if host != self.host:
+                self._recover(context, dead_host=host,
+                              why='stopped heartbeating')
 
     def _acquire(self, context, node_id, **kwargs):
         """A task on ``node_id`` whose lock is tagged with this conductor."""

@@ -296,6 +296,22 @@ class _ConductorQueries:
                 .where(models.Conductor.hostname == hostname)
                 .values(online=False))
 
+    def get_dead_conductors(self, seen_before):
+        """Hostnames that went offline or last heartbeat before a time.
+
+        Only conductors still holding node locks matter to the caller, so
+        only those are returned.
+        """
+        with _reader() as session:
+            return sorted(session.execute(
+                sa.select(models.Conductor.hostname).where(
+                    sa.or_(models.Conductor.online.is_(False),
+                           models.Conductor.updated_at < seen_before),
+                    models.Conductor.hostname.in_(
+                        sa.select(models.Node.reservation).where(
+                            models.Node.reservation.is_not(None))))
+            ).scalars())
+
     def get_online_conductors(self, seen_after):
         """Hostnames online with a heartbeat later than ``seen_after``."""
         with _reader() as session:

@@ -3,10 +3,13 @@
 import datetime
 
 from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from ironic_steps.common import states
 from ironic_steps.conductor import manager
 from ironic_steps.db import api as db_api
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps.db.sqlalchemy import models
 from ironic_steps import objects
 from tests import base
 
@@ -75,3 +78,36 @@ class CrashRecoveryTest(base.TestCase):
         # and the other conductor's lock is untouched
         self.assertEqual('other-conductor', objects.Node.get(
             self.context, other.uuid).reservation)
+
+
+class TakeOverTest(base.ConductorTestCase):
+
+    def test_nodes_of_a_conductor_that_stopped_heartbeating_are_freed(self):
+        dbapi = db_api.get_instance()
+        # Given a conductor that locked a node mid-deploy, then went silent
+        dbapi.register_conductor('silent-conductor')
+        node = self.create_node()
+        node.provision_state = states.DEPLOYING
+        node.save()
+        dbapi.reserve_node('silent-conductor', node.id)
+        # and another node locked by a conductor that is alive
+        dbapi.register_conductor('busy-conductor')
+        busy = self.create_node()
+        dbapi.reserve_node('busy-conductor', busy.id)
+        self.config(heartbeat_timeout=60, group='conductor')
+        stale = timeutils.utcnow() - datetime.timedelta(seconds=120)
+        with sqlalchemy_api._writer() as session:
+            session.execute(sa.update(models.Conductor).where(
+                models.Conductor.hostname == 'silent-conductor').values(
+                    updated_at=stale))
+        # When a live conductor looks for dead ones
+        self.manager._take_over_from_dead_conductors(self.context)
+        # Then the silent one's flow is failed and its node unlocked
+        node = objects.Node.get(self.context, node.uuid)
+        self.assertIsNone(node.reservation)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertIn('silent-conductor stopped heartbeating',
+                      node.last_error)
+        # and the live one keeps its lock
+        self.assertEqual('busy-conductor', objects.Node.get(
+            self.context, busy.uuid).reservation)

@@ -20,6 +20,7 @@ from oslo_config import fixture as config_fixture
 from oslotest import base as oslotest_base
 
 from ironic_steps.common import context
+from ironic_steps.common import rpc
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
@@ -143,3 +144,31 @@ class ConductorTestCase(TestCase):
         self.wait_for_state(node, 'manageable')
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'provide')
         return self.wait_for_state(node, 'available')
+
+
+class RPCConductors(fixtures.Fixture):
+    """Conductors with their own oslo.messaging servers, in this process."""
+
+    def __init__(self, context, hosts):
+        super().__init__()
+        self.context = context
+        self.hosts = hosts
+
+    def _setUp(self):
+        self.managers, self.servers = {}, {}
+        for host in self.hosts:
+            self.managers[host] = manager.ConductorManager(host=host)
+            self.managers[host].start(self.context)
+            self.servers[host] = rpc.get_server(host, [self.managers[host]])
+            self.servers[host].start()
+            self.addCleanup(self.stop, host)
+        self.addCleanup(rpc.cleanup)
+
+    def stop(self, host):
+        """Stop one conductor: it leaves the ring and answers no more."""
+        server = self.servers.pop(host, None)
+        if server is not None:
+            server.stop()
+            server.wait()
+            self.managers.pop(host).stop()
+            rpcapi._hash_ring().reset()

@@ -200,7 +200,11 @@ class ConductorManager:
             for field in node_obj.obj_what_changed():
                 setattr(task.node, field, getattr(node_obj, field))
             task.node.save()
-            return task.node
+            node = task.node
+        # What the caller sees is the node as it stands once unlocked.
+        node.reservation = None
+        node.obj_reset_changes(['reservation'])
+        return node
 
     @_expected
     def destroy_node(self, context, node_id):

@@ -33,6 +33,12 @@ opts = [
                default='/etc/ironic-steps/htpasswd',
                help='htpasswd file (bcrypt entries) used when '
                     'auth_strategy is http_basic.'),
+    cfg.ListOpt('reader_users',
+                default=[],
+                help='With auth_strategy = http_basic: users of the '
+                     'htpasswd file who may only read (they get the '
+                     '"reader" role). Every other user of the file gets the '
+                     '"admin" role and may change nodes.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of this API, used in links; by default the '
                     'URL the request came in on.'),

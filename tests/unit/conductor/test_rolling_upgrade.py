@@ -10,42 +10,12 @@ import fixtures
 import oslo_messaging as messaging
 from oslo_messaging import conffixture
 
-from ironic_steps.common import rpc
 from ironic_steps.common import states
 from ironic_steps.conductor import deployments
-from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps import objects
 from ironic_steps.objects import base as objects_base
 from tests import base
-
-
-class RPCConductors(fixtures.Fixture):
-    """Conductors with their own oslo.messaging servers, in this process."""
-
-    def __init__(self, context, hosts):
-        super().__init__()
-        self.context = context
-        self.hosts = hosts
-
-    def _setUp(self):
-        self.managers, self.servers = {}, {}
-        for host in self.hosts:
-            self.managers[host] = manager.ConductorManager(host=host)
-            self.managers[host].start(self.context)
-            self.servers[host] = rpc.get_server(host, [self.managers[host]])
-            self.servers[host].start()
-            self.addCleanup(self.stop, host)
-        self.addCleanup(rpc.cleanup)
-
-    def stop(self, host):
-        """Stop one conductor: it leaves the ring and answers no more."""
-        server = self.servers.pop(host, None)
-        if server is not None:
-            server.stop()
-            server.wait()
-            self.managers.pop(host).stop()
-            rpcapi._hash_ring().reset()
 
 
 class RollingUpgradeTest(base.TestCase):
@@ -56,7 +26,7 @@ class RollingUpgradeTest(base.TestCase):
                                                 transport_url='fake:/'))
         self.config(rpc_transport='oslo')
         self.config(rpc_response_timeout=10)
-        self.conductors = self.useFixture(RPCConductors(
+        self.conductors = self.useFixture(base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
         rpcapi._hash_ring().reset()
         self.addCleanup(rpcapi._hash_ring().reset)

@@ -1,0 +1,51 @@
+"""The WSGI application of the REST API (Ironic-compatible v1).
+
+::
+
+    application = create_app()
+
+A request passes, outermost first: :class:`versions.VersionMiddleware`
+(microversion, version headers on every answer), the authentication
+middleware of ``[DEFAULT] auth_strategy`` (:mod:`auth`), then Flask, which
+puts the version, the request context and the conductor RPC client in
+``flask.g`` and routes to one blueprint per resource (:mod:`controllers`).
+Controllers change nodes only through ``flask.g.rpcapi``.  Errors anywhere
+are answered in Ironic's JSON error format (:mod:`errors`).
+"""
+
+import flask
+
+from ironic_steps.api import auth
+from ironic_steps.api.controllers import drivers
+from ironic_steps.api.controllers import heartbeat
+from ironic_steps.api.controllers import node_states
+from ironic_steps.api.controllers import nodes
+from ironic_steps.api.controllers import root
+from ironic_steps.api import errors
+from ironic_steps.api import versions
+from ironic_steps.conductor import rpcapi
+
+_RPCAPI = 'ironic_steps.rpcapi'
+_BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
+               heartbeat.blueprint, drivers.blueprint)
+
+
+def _prepare_request():
+    environ = flask.request.environ
+    flask.g.version = versions.of(environ)
+    flask.g.context = auth.request_context(environ)
+    flask.g.rpcapi = flask.current_app.extensions[_RPCAPI]
+
+
+def create_app():
+    """A WSGI application (a Flask app) serving the v1 API."""
+    app = flask.Flask('ironic_steps.api')
+    app.url_map.strict_slashes = False
+    # Built here, not at import: it reads the transport and the pin.
+    app.extensions[_RPCAPI] = rpcapi.ConductorAPI()
+    for blueprint in _BLUEPRINTS:
+        app.register_blueprint(blueprint)
+    errors.register(app)
+    app.before_request(_prepare_request)
+    app.wsgi_app = versions.VersionMiddleware(auth.wrap(app.wsgi_app))
+    return app

@@ -1,0 +1,132 @@
+"""Who is calling: authentication middleware and the request context.
+
+``[DEFAULT] auth_strategy`` picks the middleware :func:`wrap` puts around
+the application:
+
+``noauth``
+    Every caller is an administrator.  Only for an API on a loopback
+    address (the default ``[api] host_ip``).
+``http_basic``
+    oslo.middleware's HTTP basic authentication against the bcrypt
+    htpasswd file ``[api] http_basic_auth_user_file``.  A user listed in
+    ``[api] reader_users`` gets the ``reader`` role, any other user of the
+    file ``admin`` (see :mod:`ironic_steps.api.policy` for what each may
+    do).  Version discovery and agent heartbeats need no credentials, as
+    agents have none.
+
+Either way the middleware, and only it, sets ``X-User-Id``,
+``X-User-Name`` and ``X-Roles`` in the WSGI environ, overwriting whatever
+the client sent under those names; :func:`request_context` builds the
+:class:`RequestContext` from those three alone.
+"""
+
+import re
+
+from oslo_middleware import base as middleware_base
+from oslo_middleware import basic_auth
+import webob
+import webob.exc
+
+from ironic_steps.api import errors
+from ironic_steps.common import context
+from ironic_steps.common import exception
+from ironic_steps.conf import CONF
+
+_USER_ID = 'HTTP_X_USER_ID'
+_USER_NAME = 'HTTP_X_USER_NAME'
+_ROLES = 'HTTP_X_ROLES'
+
+ADMIN_ROLE = 'admin'
+READER_ROLE = 'reader'
+
+#: Paths anyone may call: version discovery and agent heartbeats.
+_PUBLIC_PATHS = re.compile(r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$')
+
+
+def _set_identity(environ, user, roles):
+    environ[_USER_ID] = user
+    environ[_USER_NAME] = user
+    environ[_ROLES] = ','.join(roles)
+
+
+def request_context(environ):
+    """The RequestContext of a request that passed the auth middleware."""
+    roles = [r for r in environ.get(_ROLES, '').split(',') if r]
+    return context.RequestContext(
+        user_id=environ.get(_USER_ID) or None,
+        user_name=environ.get(_USER_NAME) or None,
+        roles=roles, is_admin=ADMIN_ROLE in roles, overwrite=False)
+
+
+class NoAuthMiddleware:
+    """Every caller is an administrator."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        _set_identity(environ, 'noauth', [ADMIN_ROLE])
+        return self.application(environ, start_response)
+
+
+class _Roles:
+    """After authentication: the roles of the user the file vouched for."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        user = environ['HTTP_X_USER_NAME']
+        role = READER_ROLE if user in CONF.api.reader_users else ADMIN_ROLE
+        _set_identity(environ, user, [role])
+        return self.application(environ, start_response)
+
+
+class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
+    """oslo.middleware's HTTP basic auth, configured from [api].
+
+    The parent reads its file from [oslo_middleware]; this one reads
+    ``[api] http_basic_auth_user_file``, lets public paths through
+    anonymously, gives authenticated users their roles and answers
+    refusals in the API's error format.
+    """
+
+    def __init__(self, application, auth_file=None):
+        # The parent's __init__ only differs by where it reads the file
+        # name from, so it is bypassed for the base class's.
+        middleware_base.ConfigurableMiddleware.__init__(
+            self, _Roles(application))
+        self.public_application = application
+        self.auth_file = auth_file or CONF.api.http_basic_auth_user_file
+        basic_auth.validate_auth_file(self.auth_file)
+
+    def __call__(self, environ, start_response):
+        if _PUBLIC_PATHS.match(environ.get('PATH_INFO') or '/'):
+            environ.pop('HTTP_AUTHORIZATION', None)
+            _set_identity(environ, '', [])
+            return self.public_application(environ, start_response)
+        # Nobody is anybody until the password file says so.
+        _set_identity(environ, '', [])
+        return super().__call__(environ, start_response)
+
+    def format_exception(self, e):
+        if isinstance(e, webob.exc.HTTPUnauthorized):
+            e = errors.NotAuthenticated(
+                reason='send the user name and password of a user of this '
+                       'service (HTTP basic authentication).')
+        elif isinstance(e, webob.exc.HTTPBadRequest):
+            e = exception.Invalid(e.detail or e.explanation)
+        status, message = errors.status_and_message(e)
+        headers = [('Content-Type', 'application/json')]
+        if status == 401:
+            headers.append(('WWW-Authenticate',
+                            'Basic realm="Baremetal API"'))
+        return webob.Response(body=errors.body(status, message),
+                              status=status, headerlist=headers)
+
+
+def wrap(application):
+    """``application`` behind the middleware of ``auth_strategy``."""
+    if CONF.auth_strategy == 'http_basic':
+        return BasicAuthMiddleware(application)
+    return NoAuthMiddleware(application)

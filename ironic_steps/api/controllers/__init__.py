@@ -1,0 +1,1 @@
+"""One Flask blueprint per resource of the v1 API."""

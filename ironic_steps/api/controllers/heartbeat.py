@@ -1,0 +1,53 @@
+"""/v1/heartbeat/{node}: an agent reports in, resuming a waiting flow.
+
+Open to callers without credentials (agents have none; see the
+``baremetal:node:ipa_heartbeat`` policy).  The conductor decides what the
+heartbeat means for the node; the answer is 202 either way.
+"""
+
+import flask
+
+from ironic_steps.api import body
+from ironic_steps.api import errors
+from ironic_steps.api import node_ident
+from ironic_steps.api import policy
+from ironic_steps.api import responses
+from ironic_steps.api import versions
+
+blueprint = flask.Blueprint('heartbeat', __name__,
+                            url_prefix='/v1/heartbeat')
+
+_ENDPOINT_VERSION = (1, versions.MINOR_22_LOOKUP_HEARTBEAT)
+_AGENT_VERSION_VERSION = (1, versions.MINOR_36_AGENT_VERSION_HEARTBEAT)
+
+
+def _string(data, key):
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise errors.InvalidField(field=key, reason='%r is not a string'
+                                  % (value,))
+    return value
+
+
+@blueprint.post('/<ident>')
+def heartbeat(ident):
+    version = flask.g.version
+    if version < _ENDPOINT_VERSION:
+        raise errors.EndpointNotInVersion(
+            path=flask.request.path,
+            needed=versions.to_string(_ENDPOINT_VERSION),
+            version=versions.to_string(version))
+    policy.authorize('baremetal:node:ipa_heartbeat', flask.g.context)
+    data = body.json_object(('callback_url', 'agent_version'), default={})
+    callback_url = _string(data, 'callback_url')
+    agent_version = _string(data, 'agent_version')
+    if agent_version is not None and version < _AGENT_VERSION_VERSION:
+        raise errors.FeatureNotInVersion(
+            feature='agent_version in a heartbeat',
+            needed=versions.to_string(_AGENT_VERSION_VERSION),
+            version=versions.to_string(version))
+    node = node_ident.get_node(flask.g.context, ident)
+    flask.g.rpcapi.heartbeat(flask.g.context, node.uuid,
+                             callback_url=callback_url,
+                             agent_version=agent_version)
+    return responses.empty(202)

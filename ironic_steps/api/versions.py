@@ -1,0 +1,200 @@
+"""API microversions: which ones exist and which one a request gets.
+
+A request names its microversion in ``X-OpenStack-Ironic-API-Version: 1.44``
+or ``OpenStack-API-Version: baremetal 1.44``; ``latest`` means the maximum,
+no header means the minimum.  :class:`VersionMiddleware` settles the
+version before anything else runs, refuses a malformed header (400) or a
+version outside the range (406), and stamps every response with the range
+and the version used, so a client can always negotiate.
+
+Version numbers follow Ironic's, so that its clients work unchanged.  We
+start at 1.11 (nodes are created in ``enroll``, the only behaviour we
+implement); versions in between only *add* things, each gated by a table
+in the module that owns it (node fields in :mod:`node_view`, filters and
+endpoints in the controllers).
+
+Changelog (what each version means here; Ironic's meaning, as far as we
+implement it):
+
+* 1.11 - minimum: nodes are created in ``enroll``; ``manage`` and
+  ``provide`` take them to ``available``.
+* 1.16 - filter the node list by ``driver``.
+* 1.21 - node ``resource_class`` field (read, create, update, filter).
+* 1.22 - the ``/v1/heartbeat/{node}`` endpoint for agents.
+* 1.30 - drivers carry ``type`` and, with ``detail``, their interfaces.
+* 1.31 - node ``*_interface`` fields (boot, deploy, management, power,
+  raid, vendor).
+* 1.36 - heartbeats may carry ``agent_version``.
+* 1.40 - node ``bios_interface`` field.
+* 1.43 - ``?detail=True`` on the node list.
+* 1.44 - node ``deploy_step`` field (maximum).
+
+During a rolling upgrade the maximum is the pinned release's (see
+:func:`max_version`): an API pinned to release 0.1 answers up to 1.43.
+
+When adding a version, update:
+
+- a ``MINOR_NN_...`` constant below and ``_MAX_VERSION``;
+- the changelog above;
+- the gate tables that use it (``node_view._FIELD_VERSIONS``, ...);
+- ``api-ref/source`` and a release note;
+- ``api`` of the newest release in ``common/release_mappings.py`` (a test
+  checks it equals the maximum here).
+"""
+
+import functools
+import re
+
+from ironic_steps.api import errors
+from ironic_steps.common import release_mappings
+from ironic_steps.conf import CONF
+
+#: The only major version.
+BASE_VERSION = 1
+
+MINOR_11_ENROLL_STATE = 11
+MINOR_16_DRIVER_FILTER = 16
+MINOR_21_RESOURCE_CLASS = 21
+MINOR_22_LOOKUP_HEARTBEAT = 22
+MINOR_30_DYNAMIC_DRIVERS = 30
+MINOR_31_DYNAMIC_INTERFACES = 31
+MINOR_36_AGENT_VERSION_HEARTBEAT = 36
+MINOR_40_BIOS_INTERFACE = 40
+MINOR_43_ENABLE_DETAIL_QUERY = 43
+MINOR_44_NODE_DEPLOY_STEP = 44
+
+MIN_VERSION = (BASE_VERSION, MINOR_11_ENROLL_STATE)
+_MAX_VERSION = (BASE_VERSION, MINOR_44_NODE_DEPLOY_STEP)
+
+#: Request headers, in the order they are read.
+HEADER = 'X-OpenStack-Ironic-API-Version'
+GENERIC_HEADER = 'OpenStack-API-Version'
+#: Response headers with the supported range.
+MIN_HEADER = 'X-OpenStack-Ironic-API-Minimum-Version'
+MAX_HEADER = 'X-OpenStack-Ironic-API-Maximum-Version'
+SERVICE_TYPE = 'baremetal'
+
+#: Where the negotiated version is kept in the WSGI environ.
+ENVIRON_KEY = 'ironic_steps.api_version'
+
+_ENVIRON_HEADER = 'HTTP_X_OPENSTACK_IRONIC_API_VERSION'
+_ENVIRON_GENERIC_HEADER = 'HTTP_OPENSTACK_API_VERSION'
+_VERSION_RE = re.compile(r'^(\d+)\.(\d+)$')
+
+
+def max_version():
+    """The highest version this service answers.
+
+    While ``[DEFAULT] pin_release_version`` names an older release, that
+    release's maximum (from ``common/release_mappings.py``), so that an
+    upgraded API offers nothing the older conductors cannot do.  Everything
+    reads the maximum through here.
+    """
+    pinned = release_mappings.pinned_release(CONF)
+    return _parse_pinned(pinned['api']) if pinned else _MAX_VERSION
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_pinned(version):
+    major, minor = version.split('.')
+    return int(major), int(minor)
+
+
+def to_string(version):
+    return '%d.%d' % version
+
+
+def _parse(value, header):
+    """``'1.44'`` -> (1, 44); ``'latest'`` -> the maximum."""
+    value = value.strip()
+    if value.lower() == 'latest':
+        return max_version()
+    match = _VERSION_RE.match(value)
+    if match is None:
+        raise errors.InvalidVersionHeader(header=header, value=value)
+    return int(match.group(1)), int(match.group(2))
+
+
+def _generic_value(header_value):
+    """The baremetal entry of ``OpenStack-API-Version``, or None."""
+    for entry in header_value.split(','):
+        parts = entry.split(None, 1)
+        if len(parts) == 2 and parts[0].lower() == SERVICE_TYPE:
+            return parts[1]
+    return None
+
+
+def requested(environ):
+    """The version a request asks for: a (major, minor) tuple.
+
+    :raises InvalidVersionHeader: for a malformed header, or two headers
+        that disagree.
+    """
+    versions = []
+    if _ENVIRON_HEADER in environ:
+        versions.append(_parse(environ[_ENVIRON_HEADER], HEADER))
+    generic = _generic_value(environ.get(_ENVIRON_GENERIC_HEADER, ''))
+    if generic is not None:
+        versions.append(_parse(generic, GENERIC_HEADER))
+    if not versions:
+        return MIN_VERSION
+    if len(set(versions)) > 1:
+        raise errors.InvalidVersionHeader(
+            header='%s and %s' % (HEADER, GENERIC_HEADER),
+            value=' vs '.join(to_string(v) for v in versions))
+    return versions[0]
+
+
+def check_supported(version):
+    """:raises VersionNotSupported: if ``version`` is out of range."""
+    if not MIN_VERSION <= version <= max_version():
+        raise errors.VersionNotSupported(
+            version=to_string(version), min=to_string(MIN_VERSION),
+            max=to_string(max_version()))
+
+
+def response_headers(version):
+    """Headers every response carries: the range and the version used."""
+    used = to_string(version)
+    return [(MIN_HEADER, to_string(MIN_VERSION)),
+            (MAX_HEADER, to_string(max_version())),
+            (HEADER, used),
+            (GENERIC_HEADER, '%s %s' % (SERVICE_TYPE, used)),
+            ('Vary', '%s, %s' % (HEADER, GENERIC_HEADER))]
+
+
+def of(environ):
+    """The version negotiated for this request (set by the middleware)."""
+    return environ[ENVIRON_KEY]
+
+
+class VersionMiddleware:
+    """Negotiate the microversion; put the version headers on every answer.
+
+    A refused version still gets the range headers (that is how clients
+    negotiate); its ``X-OpenStack-Ironic-API-Version`` echoes the version
+    asked for when it could be read, else the minimum.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        try:
+            version = requested(environ)
+        except errors.InvalidVersionHeader as exc:
+            return errors.wsgi_error(exc, start_response,
+                                     response_headers(MIN_VERSION))
+        try:
+            check_supported(version)
+        except errors.VersionNotSupported as exc:
+            return errors.wsgi_error(exc, start_response,
+                                     response_headers(version))
+        environ[ENVIRON_KEY] = version
+        headers = response_headers(version)
+
+        def start_with_versions(status, response_headers, exc_info=None):
+            return start_response(status, response_headers + headers,
+                                  exc_info)
+
+        return self.application(environ, start_with_versions)

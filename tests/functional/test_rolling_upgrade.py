@@ -1,0 +1,137 @@
+"""A rolling upgrade with real processes: two conductors and an API on one
+database and a real RabbitMQ, one conductor pinned to the release before
+deploy steps, then the pin removed.
+"""
+
+import os
+import subprocess
+import uuid
+
+import fixtures
+import testtools
+from tooz import hashring
+
+from tests.functional import fixtures as functional
+from tests.functional import rabbitmq
+
+OLD, NEW = 'conductor-old', 'conductor-new'
+PIN = {'pin_release_version': '0.1'}
+
+
+def uuids_owned_by(hosts, owner, count):
+    """Node UUIDs the hash ring gives to ``owner`` (as the services do)."""
+    ring = hashring.HashRing(hosts)
+    found = []
+    while len(found) < count:
+        candidate = str(uuid.uuid4())
+        if ring.get_nodes(candidate.encode()) == {owner}:
+            found.append(candidate)
+    return found
+
+
+class RollingUpgradeTest(testtools.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        if not rabbitmq.available():
+            if os.environ.get('CI'):
+                self.fail('RabbitMQ is required in CI (.ci/run installs it)')
+            self.skipTest('RabbitMQ is not installed (apt-get install '
+                          'rabbitmq-server); the in-process variant in '
+                          'tests/unit/conductor/test_rolling_upgrade.py runs')
+        self.broker = self.useFixture(rabbitmq.RabbitMQServer())
+        self.state_path = self.useFixture(fixtures.TempDir()).path
+        self.base = {
+            'DEFAULT': {'rpc_transport': 'oslo',
+                        'transport_url': self.broker.url},
+            'fake': {'agent_delay': -1},
+            'conductor': {'node_locked_retry_interval': 0.1,
+                          'heartbeat_interval': 1,
+                          'hash_ring_reset_interval': 1},
+        }
+        subprocess.run(
+            [os.path.join(functional.BIN, 'ironic-steps-dbsync'),
+             '--config-file', self._config_file(), 'upgrade'],
+            check=True, capture_output=True)
+
+    def _config_file(self):
+        path = os.path.join(self.state_path, 'dbsync.conf')
+        with open(path, 'w') as conf:
+            conf.write('[DEFAULT]\nstate_path = %s\n' % self.state_path)
+        return path
+
+    def start(self, command, host, pinned):
+        options = {section: dict(values)
+                   for section, values in self.base.items()}
+        if pinned:
+            options['DEFAULT'].update(PIN)
+        return self.useFixture(functional.ServiceProcess(
+            command, options, state_path=self.state_path, host=host))
+
+    def enrol(self, api, node_uuids):
+        for node_uuid in node_uuids:
+            api.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                              'driver': 'fake-hardware'})
+            api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                        {'target': 'manage'})
+            api.wait_for(node_uuid, 'manageable')
+            api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                        {'target': 'provide'})
+            api.wait_for(node_uuid, 'available')
+
+    def deploy(self, api, node_uuids):
+        for node_uuid in node_uuids:
+            api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                        {'target': 'active'})
+
+    def test_pinned_conductor_deploys_the_old_way_until_the_pin_is_lifted(self):
+        old = self.start('ironic-steps-conductor', OLD, pinned=True)
+        self.start('ironic-steps-conductor', NEW, pinned=False)
+        api_service = self.start('ironic-steps-api', 'api', pinned=True)
+        api = functional.RestClient(api_service.endpoint)
+        # A pinned API speaks the old release's newest microversion.
+        self.assertEqual('1.43', api.request('GET', '/v1')[1]['version'][
+            'version'])
+
+        on_old = uuids_owned_by([OLD, NEW], OLD, 2)
+        on_new = uuids_owned_by([OLD, NEW], NEW, 2)
+        self.enrol(api, on_old + on_new)
+
+        # Mixed phase: each node deploys the way its conductor is pinned.
+        self.deploy(api, on_old + on_new)
+        for node_uuid in on_old:
+            node = api.wait_for(node_uuid, 'active')
+            self.assertNotIn('deploy_steps', node['driver_internal_info'])
+            self.assertNotIn('deploy_step', node)   # hidden below 1.44
+        for node_uuid in on_new:
+            node = api.wait_for(node_uuid, 'wait call-back')
+            steps = node['driver_internal_info']['deploy_steps']
+            self.assertEqual('write_image', steps[node[
+                'driver_internal_info']['deploy_step_index']]['step'])
+            # The agent heartbeats; the deploy goes on with its steps.
+            api.request('POST', '/v1/heartbeat/%s' % node_uuid, {})
+            node = api.wait_for(node_uuid, 'active')
+            self.assertNotIn('deploy_steps', node['driver_internal_info'])
+
+        # Every service upgraded: the pin is lifted, one by one.
+        old.stop()
+        self.start('ironic-steps-conductor', OLD, pinned=False)
+        api_service.stop()
+        api_service = self.start('ironic-steps-api', 'api', pinned=False)
+        api = functional.RestClient(api_service.endpoint)
+        self.assertEqual('1.44', api.request('GET', '/v1')[1]['version'][
+            'version'])
+
+        # Now both conductors deploy with steps, old-pinned one included.
+        later = (uuids_owned_by([OLD, NEW], OLD, 1)
+                 + uuids_owned_by([OLD, NEW], NEW, 1))
+        self.enrol(api, later)
+        self.deploy(api, later)
+        for node_uuid in later:
+            node = api.wait_for(node_uuid, 'wait call-back')
+            self.assertEqual('write_image', node['deploy_step']['step'])
+            api.request('POST', '/v1/heartbeat/%s' % node_uuid, {})
+        for node_uuid in on_old + on_new + later:
+            node = api.wait_for(node_uuid, 'active')
+            self.assertEqual({}, node['deploy_step'])
+            self.assertIsNone(node['last_error'])

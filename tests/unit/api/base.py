@@ -1,0 +1,78 @@
+"""A real API app over a real conductor and database, driven over WSGI."""
+
+import json
+
+from ironic_steps.api import app
+from ironic_steps.api import policy
+from ironic_steps.api import versions
+from tests import base
+
+LATEST = '1.44'
+
+
+class ApiTestMixin:
+    """``self.client`` talks to ``create_app()`` as configured in setUp."""
+
+    def setUp(self):
+        super().setUp()
+        self.addCleanup(policy.reset)
+        self.make_client()
+
+    def make_client(self):
+        """(Re)build the app, e.g. after changing its configuration."""
+        policy.reset()
+        self.app = app.create_app()
+        self.client = self.app.test_client()
+
+    def request(self, method, path, version=LATEST, headers=None, **kwargs):
+        headers = dict(headers or {})
+        if version is not None:
+            headers.setdefault(versions.HEADER, version)
+        return self.client.open(path, method=method, headers=headers,
+                                **kwargs)
+
+    def get(self, path, **kwargs):
+        return self.request('GET', path, **kwargs)
+
+    def post(self, path, **kwargs):
+        return self.request('POST', path, **kwargs)
+
+    def patch(self, path, **kwargs):
+        return self.request('PATCH', path, **kwargs)
+
+    def put(self, path, **kwargs):
+        return self.request('PUT', path, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request('DELETE', path, **kwargs)
+
+    def fault(self, response):
+        """The parsed fault of an error response, as ironicclient reads it."""
+        self.assertEqual('application/json', response.mimetype)
+        return json.loads(response.get_json()['error_message'])
+
+    def assertError(self, response, status, *fragments):
+        """``response`` is a ``status`` error whose message has fragments."""
+        self.assertEqual(status, response.status_code, response.data)
+        fault = self.fault(response)
+        self.assertEqual('Client' if status < 500 else 'Server',
+                         fault['faultcode'])
+        self.assertIsNone(fault['debuginfo'])
+        for fragment in fragments:
+            self.assertIn(fragment, fault['faultstring'])
+        return fault['faultstring']
+
+    def api_create(self, **fields):
+        """Create a node through the API; return its body."""
+        fields.setdefault('driver', 'fake-hardware')
+        response = self.post('/v1/nodes', json=fields)
+        self.assertEqual(201, response.status_code, response.data)
+        return response.get_json()
+
+    def provision(self, ident, target, **kwargs):
+        return self.put('/v1/nodes/%s/states/provision' % ident,
+                        json={'target': target}, **kwargs)
+
+
+class ApiTestCase(ApiTestMixin, base.ConductorTestCase):
+    """The API over a conductor started in this process."""

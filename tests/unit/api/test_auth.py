@@ -1,0 +1,140 @@
+"""Who may call the API: noauth, HTTP basic users and their roles."""
+
+import base64
+import os
+
+import bcrypt
+import ddt
+import fixtures
+from oslo_middleware import exceptions as middleware_exc
+
+from ironic_steps.api import policy
+from ironic_steps.api import versions
+from ironic_steps import objects
+from tests.unit.api import base
+
+USERS = {'alice': 'alice-pw', 'rita': 'rita-pw'}
+
+
+def basic(user, password):
+    token = base64.b64encode(('%s:%s' % (user, password)).encode()).decode()
+    return {'Authorization': 'Basic %s' % token}
+
+
+class NoAuthTest(base.ApiTestCase):
+
+    def test_every_caller_is_an_administrator(self):
+        self.api_create(name='node-1')
+
+    def test_roles_sent_by_the_client_are_ignored(self):
+        response = self.post('/v1/nodes', headers={'X-Roles': 'reader'},
+                             json={'driver': 'fake-hardware'})
+        self.assertEqual(201, response.status_code)
+
+
+@ddt.ddt
+class HttpBasicTest(base.ApiTestCase):
+
+    def setUp(self):
+        super().setUp()
+        directory = self.useFixture(fixtures.TempDir()).path
+        self.htpasswd = os.path.join(directory, 'htpasswd')
+        with open(self.htpasswd, 'w') as users:
+            for user, password in USERS.items():
+                hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(4))
+                users.write('%s:%s\n' % (user, hashed.decode()))
+        self.config(auth_strategy='http_basic')
+        self.config(http_basic_auth_user_file=self.htpasswd,
+                    reader_users=['rita'], group='api')
+        self.make_client()
+        self.node = self.create_node(name='node-1')
+
+    def as_user(self, user, method, path, **kwargs):
+        headers = basic(user, USERS[user])
+        headers.update(kwargs.pop('headers', {}))
+        return self.request(method, path, headers=headers, **kwargs)
+
+    def test_no_credentials_is_401_with_a_challenge_and_version_headers(self):
+        response = self.get('/v1/nodes')
+        self.assertError(response, 401, 'Authentication required')
+        self.assertEqual('Basic realm="Baremetal API"',
+                         response.headers['WWW-Authenticate'])
+        self.assertEqual('1.44', response.headers[versions.HEADER])
+        self.assertEqual('1.11', response.headers[versions.MIN_HEADER])
+
+    def test_a_wrong_password_is_401(self):
+        response = self.get('/v1/nodes', headers=basic('alice', 'guess'))
+        self.assertError(response, 401)
+
+    def test_an_unknown_user_is_401(self):
+        response = self.get('/v1/nodes', headers=basic('mallory', 'x'))
+        self.assertError(response, 401)
+
+    def test_a_malformed_authorization_header_is_400(self):
+        response = self.get('/v1/nodes',
+                            headers={'Authorization': 'Basic !!!'})
+        self.assertError(response, 400, 'authorization')
+
+    def test_an_administrator_reads_and_writes(self):
+        self.assertEqual(200, self.as_user('alice', 'GET',
+                                           '/v1/nodes').status_code)
+        response = self.as_user('alice', 'POST', '/v1/nodes',
+                                json={'driver': 'fake-hardware'})
+        self.assertEqual(201, response.status_code, response.data)
+
+    @ddt.data(('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail'),
+              ('GET', '/v1/nodes/node-1'), ('GET', '/v1/nodes/node-1/states'),
+              ('GET', '/v1/drivers'))
+    @ddt.unpack
+    def test_a_reader_reads(self, method, path):
+        self.assertEqual(200, self.as_user('rita', method, path).status_code)
+
+    def test_a_reader_cannot_write_and_is_told_why(self):
+        response = self.as_user('rita', 'POST', '/v1/nodes',
+                                json={'driver': 'fake-hardware'})
+        self.assertError(response, 403, 'baremetal:node:create', 'reader')
+        response = self.as_user('rita', 'PATCH', '/v1/nodes/node-1', json=[
+            {'op': 'add', 'path': '/extra/x', 'value': 1}])
+        self.assertError(response, 403, 'baremetal:node:update')
+        self.assertError(self.as_user('rita', 'DELETE', '/v1/nodes/node-1'),
+                         403, 'baremetal:node:delete')
+        response = self.as_user('rita', 'PUT',
+                                '/v1/nodes/node-1/states/provision',
+                                json={'target': 'manage'})
+        self.assertError(response, 403, 'baremetal:node:set_provision_state')
+        self.assertEqual('enroll', objects.Node.get(
+            self.context, 'node-1').provision_state)
+
+    def test_a_reader_cannot_claim_roles_in_headers(self):
+        response = self.as_user('rita', 'DELETE', '/v1/nodes/node-1',
+                                headers={'X-Roles': 'admin'})
+        self.assertError(response, 403)
+
+    @ddt.data('/', '/v1', '/v1/')
+    def test_version_discovery_needs_no_credentials(self, path):
+        self.assertEqual(200, self.get(path).status_code)
+
+    def test_agents_heartbeat_without_credentials(self):
+        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+
+    def test_a_missing_password_file_stops_the_app_from_starting(self):
+        self.config(http_basic_auth_user_file='/nonexistent', group='api')
+        self.assertRaises(middleware_exc.ConfigInvalid, self.make_client)
+
+
+class PolicyRulesTest(base.ApiTestCase):
+
+    def test_every_rule_the_api_checks_is_documented(self):
+        rules = {rule.name: rule for rule in policy.list_rules()}
+        for name in ('baremetal:node:get', 'baremetal:node:list',
+                     'baremetal:node:create', 'baremetal:node:update',
+                     'baremetal:node:delete',
+                     'baremetal:node:set_provision_state',
+                     'baremetal:node:ipa_heartbeat', 'baremetal:driver:get'):
+            self.assertIn(name, rules)
+            self.assertTrue(rules[name].description)
+            self.assertTrue(rules[name].operations)
+
+    def test_heartbeats_are_open_to_all(self):
+        rules = {rule.name: rule for rule in policy.list_rules()}
+        self.assertEqual('@', rules['baremetal:node:ipa_heartbeat'].check_str)

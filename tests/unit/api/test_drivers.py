@@ -1,0 +1,48 @@
+"""/v1/drivers: the enabled hardware types."""
+
+from tests.unit.api import base
+
+
+class DriversTest(base.ApiTestCase):
+
+    def test_the_list_shows_each_enabled_hardware_type_on_this_host(self):
+        body = self.get('/v1/drivers').get_json()
+        self.assertEqual([{
+            'name': 'fake-hardware', 'hosts': ['test-conductor'],
+            'type': 'dynamic',
+            'links': [{'href': 'http://localhost/v1/drivers/fake-hardware',
+                       'rel': 'self'},
+                      {'href': 'http://localhost/drivers/fake-hardware',
+                       'rel': 'bookmark'}]}], body['drivers'])
+
+    def test_an_enabled_but_uninstalled_type_is_not_listed(self):
+        self.config(enabled_hardware_types=['fake-hardware', 'not-installed'])
+        self.assertEqual(['fake-hardware'], [
+            d['name'] for d in self.get('/v1/drivers').get_json()['drivers']])
+
+    def test_there_are_no_classic_drivers(self):
+        self.assertEqual([], self.get('/v1/drivers?type=classic').get_json()[
+            'drivers'])
+        self.assertError(self.get('/v1/drivers?type=odd'), 400, 'odd')
+
+    def test_show_tells_the_default_and_enabled_interfaces(self):
+        body = self.get('/v1/drivers/fake-hardware').get_json()
+        self.assertEqual('fake', body['default_deploy_interface'])
+        self.assertEqual(['fake', 'fake-legacy'],
+                         body['enabled_deploy_interfaces'])
+        self.assertEqual('fake', body['default_bios_interface'])
+
+    def test_the_detailed_list_tells_interfaces_too(self):
+        driver = self.get('/v1/drivers?detail=true').get_json()['drivers'][0]
+        self.assertEqual('fake', driver['default_power_interface'])
+
+    def test_older_versions_see_older_shapes(self):
+        body = self.get('/v1/drivers/fake-hardware', version='1.39')
+        self.assertNotIn('default_bios_interface', body.get_json())
+        self.assertIn('default_boot_interface', body.get_json())
+        old = self.get('/v1/drivers/fake-hardware', version='1.29')
+        self.assertEqual({'name', 'hosts', 'links'}, set(old.get_json()))
+
+    def test_an_unknown_driver_is_404_naming_the_enabled_ones(self):
+        self.assertError(self.get('/v1/drivers/ipmi'), 404, 'ipmi',
+                         'fake-hardware')

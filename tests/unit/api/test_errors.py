@@ -1,0 +1,41 @@
+"""Every error is answered in Ironic's format, with a readable message."""
+
+import json
+
+from ironic_steps.api import errors
+from tests.unit.api import base
+
+
+class ErrorFormatTest(base.ApiTestCase):
+
+    def test_the_message_is_a_json_string_inside_error_message(self):
+        response = self.get('/v1/nodes/no-such-node')
+        body = response.get_json()
+        self.assertEqual(['error_message'], list(body))
+        self.assertEqual({'faultstring': 'Node no-such-node could not be '
+                                         'found.',
+                          'faultcode': 'Client', 'debuginfo': None},
+                         json.loads(body['error_message']))
+
+    def test_an_unknown_path_is_404_naming_it(self):
+        self.assertError(self.get('/v1/chassis'), 404, '/v1/chassis')
+
+    def test_a_wrong_method_is_405_naming_the_allowed_ones(self):
+        response = self.delete('/v1/nodes')
+        self.assertError(response, 405, 'DELETE', 'GET', 'POST')
+        self.assertIn('POST', response.headers['Allow'])
+
+    def test_an_unexpected_error_is_500_without_internals(self):
+        def explode():
+            raise RuntimeError('secret internals at 0xdeadbeef')
+        self.app.add_url_rule('/v1/explode', view_func=explode)
+        with self.assertLogs('ironic_steps.api.errors', 'ERROR') as logs:
+            response = self.get('/v1/explode')
+        message = self.assertError(response, 500, 'server log')
+        self.assertNotIn('0xdeadbeef', message)
+        self.assertIn('0xdeadbeef', logs.output[0])
+
+    def test_error_bodies_quote_messages_safely(self):
+        body = json.loads(errors.body(400, 'a "quoted" \\ message'))
+        self.assertEqual('a "quoted" \\ message',
+                         json.loads(body['error_message'])['faultstring'])

@@ -1,0 +1,166 @@
+"""Listing nodes: fields, detail, filters, sorting and pages."""
+
+import urllib.parse
+
+import ddt
+from oslo_utils import uuidutils
+
+from ironic_steps.api import node_view
+from tests.unit.api import base
+
+
+def names(response):
+    return [node['name'] for node in response.get_json()['nodes']]
+
+
+@ddt.ddt
+class ListNodesTest(base.ApiTestCase):
+
+    def test_a_plain_list_shows_ironics_default_fields(self):
+        node = self.create_node(name='node-1')
+        body = self.get('/v1/nodes').get_json()
+        self.assertEqual([{'uuid': node.uuid, 'name': 'node-1',
+                           'instance_uuid': None, 'power_state': None,
+                           'provision_state': 'enroll',
+                           'maintenance': False,
+                           'links': body['nodes'][0]['links']}],
+                         body['nodes'])
+        self.assertNotIn('next', body)
+
+    def test_detail_shows_every_field_of_the_version(self):
+        self.create_node(name='node-1')
+        node = self.get('/v1/nodes/detail').get_json()['nodes'][0]
+        self.assertEqual(set(node_view.FIELDS) | {'links'}, set(node))
+
+    def test_detail_can_be_asked_as_a_parameter_from_1_43(self):
+        self.create_node(name='node-1')
+        node = self.get('/v1/nodes?detail=true').get_json()['nodes'][0]
+        self.assertIn('driver_info', node)
+        self.assertError(self.get('/v1/nodes?detail=true', version='1.42'),
+                         406, 'detail', '1.43')
+
+    def test_detail_and_fields_do_not_combine(self):
+        self.assertError(self.get('/v1/nodes/detail?fields=uuid'), 400,
+                         'fields')
+
+    def test_fields_selects_what_each_node_shows(self):
+        self.create_node(name='node-1', driver_info={'password': 'p'})
+        node = self.get('/v1/nodes?fields=name,driver_info').get_json()[
+            'nodes'][0]
+        self.assertEqual({'name', 'driver_info', 'links'}, set(node))
+        self.assertEqual({'password': '******'}, node['driver_info'])
+
+    def test_unknown_fields_and_parameters_are_400_naming_them(self):
+        self.assertError(self.get('/v1/nodes?fields=colour'), 400, 'colour')
+        self.assertError(self.get('/v1/nodes?colour=red'), 400, 'colour')
+
+    def test_filters_select_nodes(self):
+        self.create_node(name='plain')
+        self.create_node(name='gold', resource_class='gold')
+        self.create_node(name='fixing', maintenance=True)
+        self.make_available(name='ready')
+        self.assertEqual(['gold'],
+                         names(self.get('/v1/nodes?resource_class=gold')))
+        self.assertEqual(['fixing'],
+                         names(self.get('/v1/nodes?maintenance=true')))
+        self.assertEqual(['plain', 'gold', 'ready'],
+                         names(self.get('/v1/nodes?maintenance=False')))
+        self.assertEqual(['ready'], names(self.get(
+            '/v1/nodes?provision_state=available')))
+        self.assertEqual(4, len(names(self.get(
+            '/v1/nodes?driver=fake-hardware'))))
+        self.assertEqual([], names(self.get('/v1/nodes?driver=other')))
+
+    def test_a_boolean_filter_refuses_other_words(self):
+        self.assertError(self.get('/v1/nodes?maintenance=maybe'), 400,
+                         'maintenance', 'maybe')
+
+    @ddt.data(('driver', '1.16', '1.15'), ('resource_class', '1.21', '1.20'))
+    @ddt.unpack
+    def test_a_filter_exists_from_its_version_on(self, name, since, before):
+        url = '/v1/nodes?%s=x' % name
+        self.assertEqual(200, self.get(url, version=since).status_code)
+        self.assertError(self.get(url, version=before), 406, name, since)
+
+    def test_sort_key_and_sort_dir_order_the_list(self):
+        for name in ('b', 'c', 'a'):
+            self.create_node(name=name)
+        self.assertEqual(['b', 'c', 'a'], names(self.get('/v1/nodes')))
+        self.assertEqual(['a', 'b', 'c'],
+                         names(self.get('/v1/nodes?sort_key=name')))
+        self.assertEqual(['c', 'b', 'a'], names(self.get(
+            '/v1/nodes?sort_key=name&sort_dir=desc')))
+
+    def test_a_bad_sort_is_400(self):
+        self.assertError(self.get('/v1/nodes?sort_key=driver_info'), 400,
+                         'driver_info')
+        self.assertError(self.get('/v1/nodes?sort_dir=up'), 400, 'up')
+
+    def test_sorting_by_a_field_of_a_later_version_is_406(self):
+        self.assertError(self.get('/v1/nodes?sort_key=resource_class',
+                                  version='1.20'), 406, 'resource_class')
+
+
+@ddt.ddt
+class PaginationTest(base.ApiTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.nodes = [self.create_node(name='node-%d' % i)
+                      for i in range(5)]
+
+    def follow(self, url):
+        parts = urllib.parse.urlsplit(url)
+        return self.get('%s?%s' % (parts.path, parts.query))
+
+    def test_pages_are_followed_through_next_links_to_the_end(self):
+        first = self.get('/v1/nodes?limit=2&sort_key=name&fields=name')
+        self.assertEqual(['node-0', 'node-1'], names(first))
+        next_url = first.get_json()['next']
+        self.assertTrue(next_url.startswith('http://localhost/v1/nodes?'))
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(
+            next_url).query)
+        self.assertEqual({'fields': ['name'], 'sort_key': ['name'],
+                          'limit': ['2'], 'marker': [self.nodes[1].uuid]},
+                         query)
+        second = self.follow(next_url)
+        self.assertEqual(['node-2', 'node-3'], names(second))
+        third = self.follow(second.get_json()['next'])
+        self.assertEqual(['node-4'], names(third))
+        self.assertNotIn('next', third.get_json())
+
+    def test_the_detailed_list_pages_under_its_own_path(self):
+        body = self.get('/v1/nodes/detail?limit=4').get_json()
+        self.assertIn('/v1/nodes/detail?', body['next'])
+        self.assertEqual(['node-4'], names(self.follow(body['next'])))
+
+    def test_a_marker_starts_after_that_node(self):
+        response = self.get('/v1/nodes?marker=%s' % self.nodes[2].uuid)
+        self.assertEqual(['node-3', 'node-4'], names(response))
+
+    def test_limit_is_capped_at_max_limit(self):
+        self.config(max_limit=3, group='api')
+        body = self.get('/v1/nodes?limit=100').get_json()
+        self.assertEqual(3, len(body['nodes']))
+        self.assertIn('limit=3', body['next'])
+
+    def test_without_a_limit_pages_are_max_limit_long(self):
+        self.config(max_limit=2, group='api')
+        body = self.get('/v1/nodes').get_json()
+        self.assertEqual(['node-0', 'node-1'],
+                         [n['name'] for n in body['nodes']])
+        self.assertIn('next', body)
+
+    @ddt.data('0', '-1', 'ten', '1.5')
+    def test_a_limit_that_is_not_a_positive_integer_is_400(self, limit):
+        self.assertError(self.get('/v1/nodes?limit=%s' % limit), 400,
+                         'limit', limit)
+
+    def test_an_unknown_marker_is_400(self):
+        marker = uuidutils.generate_uuid()
+        self.assertError(self.get('/v1/nodes?marker=%s' % marker), 400,
+                         marker)
+
+    def test_a_marker_that_is_not_a_uuid_is_400(self):
+        self.assertError(self.get('/v1/nodes?marker=node-1'), 400,
+                         'node-1', 'UUID')

@@ -1,0 +1,129 @@
+"""Provision actions (PUT /v1/nodes/{node}/states/provision) and heartbeats."""
+
+import ddt
+
+from ironic_steps.common import states
+from ironic_steps import objects
+from tests.unit.api import base
+
+
+class ProvisionTest(base.ApiTestCase):
+
+    def assertAccepted(self, response, node):
+        self.assertEqual(202, response.status_code, response.data)
+        self.assertEqual(b'', response.data)
+        self.assertEqual('http://localhost/v1/nodes/%s/states' % node.uuid,
+                         response.headers['Location'])
+
+    def deploy_to_wait(self, node):
+        self.assertAccepted(self.provision(node.name, 'active'), node)
+        return self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_manage_then_provide_makes_a_new_node_available(self):
+        node = self.create_node(name='node-1')
+        self.assertAccepted(self.provision('node-1', 'manage'), node)
+        self.wait_for_state(node, states.MANAGEABLE)
+        self.assertAccepted(self.provision(node.uuid, 'provide'), node)
+        node = self.wait_for_state(node, states.AVAILABLE)
+        self.assertEqual(states.POWER_OFF, node.power_state)
+
+    def test_active_deploys_to_the_agent_wait_and_a_heartbeat_finishes(self):
+        node = self.deploy_to_wait(self.make_available(name='node-1'))
+        self.assertEqual('write_image', node.deploy_step['step'])
+        response = self.post('/v1/heartbeat/%s' % node.uuid, json={
+            'callback_url': 'http://10.0.0.5:9999', 'agent_version': '9.0'})
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual({}, node.deploy_step)
+
+    def test_rebuild_redeploys_an_active_node(self):
+        node = self.deploy_to_wait(self.make_available(name='node-1'))
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertAccepted(self.provision('node-1', 'rebuild'), node)
+        self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_deleted_tears_an_active_node_down_to_available(self):
+        node = self.deploy_to_wait(self.make_available(name='node-1'))
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertAccepted(self.provision('node-1', 'deleted'), node)
+        self.wait_for_state(node, states.AVAILABLE)
+
+    def test_an_action_not_allowed_in_the_state_is_400_naming_both(self):
+        node = self.create_node(name='node-1')
+        response = self.provision('node-1', 'active')
+        self.assertError(response, 400, "'deploy'", "'enroll'", 'manage')
+        self.assertEqual(states.ENROLL, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_active_is_refused_on_a_deployed_node_rather_than_a_rebuild(self):
+        node = self.deploy_to_wait(self.make_available(name='node-1'))
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertError(self.provision('node-1', 'active'), 400,
+                         "'deploy'", "'active'", 'rebuild')
+
+    def test_rebuild_is_refused_on_an_available_node(self):
+        self.make_available(name='node-1')
+        self.assertError(self.provision('node-1', 'rebuild'), 400,
+                         "'rebuild'", "'available'")
+
+    def test_an_unknown_target_is_400_listing_the_valid_ones(self):
+        self.create_node(name='node-1')
+        response = self.provision('node-1', 'inspect')
+        self.assertError(response, 400, 'inspect', 'manage', 'provide',
+                         'active', 'rebuild', 'deleted')
+
+    def test_unknown_body_keys_are_400(self):
+        self.create_node(name='node-1')
+        response = self.put('/v1/nodes/node-1/states/provision',
+                            json={'target': 'manage', 'configdrive': 'x'})
+        self.assertError(response, 400, 'configdrive')
+
+    def test_an_action_on_an_unknown_node_is_404(self):
+        self.assertError(self.provision('no-such-node', 'manage'), 404,
+                         'no-such-node')
+
+    def test_states_shows_where_a_node_is_going(self):
+        node = self.deploy_to_wait(self.make_available(name='node-1'))
+        body = self.get('/v1/nodes/node-1/states').get_json()
+        self.assertEqual(states.DEPLOYWAIT, body['provision_state'])
+        self.assertEqual(states.ACTIVE, body['target_provision_state'])
+        self.assertEqual(node.provision_updated_at.isoformat(),
+                         body['provision_updated_at'])
+
+
+@ddt.ddt
+class HeartbeatTest(base.ApiTestCase):
+
+    def test_a_heartbeat_without_a_body_is_accepted(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+        self.wait_for_state(node, states.ACTIVE)
+
+    def test_a_heartbeat_from_a_node_with_nothing_to_resume_is_accepted(self):
+        self.create_node(name='node-1')
+        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+
+    def test_a_heartbeat_for_an_unknown_node_is_404(self):
+        self.assertError(self.post('/v1/heartbeat/no-such-node'), 404,
+                         'no-such-node')
+
+    def test_the_endpoint_exists_from_1_22(self):
+        self.create_node(name='node-1')
+        self.assertError(self.post('/v1/heartbeat/node-1', version='1.21'),
+                         404, '1.22')
+
+    def test_agent_version_is_accepted_from_1_36(self):
+        self.create_node(name='node-1')
+        response = self.post('/v1/heartbeat/node-1', version='1.35',
+                             json={'agent_version': '9.0'})
+        self.assertError(response, 406, 'agent_version', '1.36')
+
+    @ddt.data({'callback_url': 5}, {'agent_token': 'x'}, ['x'])
+    def test_a_bad_body_is_400(self, data):
+        self.create_node(name='node-1')
+        self.assertError(self.post('/v1/heartbeat/node-1', json=data), 400)

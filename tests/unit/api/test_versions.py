@@ -1,0 +1,143 @@
+"""Microversion negotiation, version discovery and the version table."""
+
+import inspect
+import re
+
+import ddt
+
+from ironic_steps.api import node_view
+from ironic_steps.api import versions
+from tests.unit.api import base
+
+RANGE = {versions.MIN_HEADER: '1.11', versions.MAX_HEADER: '1.44'}
+
+
+@ddt.ddt
+class NegotiationTest(base.ApiTestCase):
+
+    def assertVersionHeaders(self, response, used):
+        for header, value in RANGE.items():
+            self.assertEqual(value, response.headers[header])
+        self.assertEqual(used, response.headers[versions.HEADER])
+
+    def test_a_request_without_a_header_gets_the_minimum_version(self):
+        response = self.get('/v1/nodes', version=None)
+        self.assertEqual(200, response.status_code)
+        self.assertVersionHeaders(response, '1.11')
+
+    @ddt.data('latest', 'LATEST', ' latest ')
+    def test_latest_means_the_maximum_version(self, value):
+        response = self.get('/v1/nodes', version=value)
+        self.assertVersionHeaders(response, '1.44')
+
+    def test_the_ironic_header_picks_the_version(self):
+        self.assertVersionHeaders(self.get('/v1/nodes', version='1.31'),
+                                  '1.31')
+
+    @ddt.data('baremetal 1.31', 'compute 2.1, baremetal 1.31',
+              'BAREMETAL 1.31')
+    def test_the_generic_openstack_header_picks_the_version_too(self, value):
+        response = self.get('/v1/nodes', version=None,
+                            headers={'OpenStack-API-Version': value})
+        self.assertVersionHeaders(response, '1.31')
+        self.assertEqual('baremetal 1.31',
+                         response.headers['OpenStack-API-Version'])
+
+    def test_a_generic_header_for_another_service_is_ignored(self):
+        response = self.get('/v1/nodes', version=None,
+                            headers={'OpenStack-API-Version': 'compute 2.1'})
+        self.assertVersionHeaders(response, '1.11')
+
+    @ddt.data('1.10', '1.45', '1.99', '2.0', '0.44')
+    def test_a_version_out_of_range_is_406_naming_the_range(self, value):
+        response = self.get('/v1/nodes', version=value)
+        self.assertError(response, 406, value, '[1.11, 1.44]')
+        self.assertVersionHeaders(response, value)
+
+    def test_even_version_discovery_refuses_an_unsupported_version(self):
+        response = self.get('/', version='1.99')
+        self.assertError(response, 406, '1.99')
+        self.assertVersionHeaders(response, '1.99')
+
+    @ddt.data('1', 'abc', '1.x', '1.44.1', '', 'v1.44')
+    def test_a_malformed_version_is_400_with_the_range_headers(self, value):
+        response = self.get('/v1/nodes', version=value)
+        self.assertError(response, 400, versions.HEADER)
+        self.assertVersionHeaders(response, '1.11')
+
+    def test_two_headers_that_disagree_are_400(self):
+        response = self.get('/v1/nodes', version='1.40', headers={
+            'OpenStack-API-Version': 'baremetal 1.41'})
+        self.assertError(response, 400, '1.40', '1.41')
+
+    def test_two_headers_that_agree_are_fine(self):
+        response = self.get('/v1/nodes', version='1.41', headers={
+            'OpenStack-API-Version': 'baremetal 1.41'})
+        self.assertVersionHeaders(response, '1.41')
+
+    def test_errors_carry_the_version_headers_too(self):
+        response = self.get('/v1/nodes/no-such-node', version='1.40')
+        self.assertError(response, 404, 'no-such-node')
+        self.assertVersionHeaders(response, '1.40')
+
+
+class DiscoveryTest(base.ApiTestCase):
+
+    VERSION = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.11',
+               'version': '1.44',
+               'links': [{'href': 'http://localhost/v1/', 'rel': 'self'}]}
+
+    def test_root_lists_v1_as_the_current_and_default_version(self):
+        body = self.get('/', version=None).get_json()
+        self.assertEqual([self.VERSION], body['versions'])
+        self.assertEqual(self.VERSION, body['default_version'])
+        self.assertEqual('OpenStack Ironic API', body['name'])
+
+    def test_v1_lists_its_resources_media_type_and_version(self):
+        body = self.get('/v1', version=None).get_json()
+        self.assertEqual('v1', body['id'])
+        self.assertEqual(self.VERSION, body['version'])
+        self.assertEqual('application/vnd.openstack.ironic.v1+json',
+                         body['media_types'][0]['type'])
+        self.assertEqual([{'href': 'http://localhost/v1/nodes/',
+                           'rel': 'self'},
+                          {'href': 'http://localhost/nodes/',
+                           'rel': 'bookmark'}], body['nodes'])
+        self.assertIn('drivers', body)
+        self.assertIn('heartbeat', body)
+
+    def test_links_use_the_public_endpoint_when_configured(self):
+        self.config(public_endpoint='https://bm.example.com:8443/',
+                    group='api')
+        body = self.get('/v1/', version=None).get_json()
+        self.assertEqual('https://bm.example.com:8443/v1/',
+                         body['links'][0]['href'])
+
+
+class VersionTableTest(base.ApiTestCase):
+    """Invariants between the version constants and their users."""
+
+    def minors(self):
+        return {name: value for name, value in vars(versions).items()
+                if name.startswith('MINOR_')}
+
+    def test_every_version_constant_is_in_the_changelog(self):
+        changelog = inspect.getdoc(versions)
+        for name, minor in self.minors().items():
+            self.assertRegex(changelog, r'\* 1\.%d - ' % minor, name)
+            self.assertTrue(name.startswith('MINOR_%d_' % minor), name)
+
+    def test_the_changelog_names_only_known_versions(self):
+        listed = re.findall(r'^\* 1\.(\d+) - ', inspect.getdoc(versions),
+                            re.MULTILINE)
+        self.assertEqual(sorted(self.minors().values()),
+                         sorted(int(minor) for minor in listed))
+
+    def test_every_gated_field_is_within_the_supported_range(self):
+        for field in node_view.FIELDS:
+            self.assertTrue(versions.MIN_VERSION <= node_view.since(field)
+                            <= versions.max_version(), field)
+
+    def test_the_maximum_is_the_newest_version_constant(self):
+        self.assertEqual((1, max(self.minors().values())),
+                         versions.max_version())

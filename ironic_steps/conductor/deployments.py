@@ -43,15 +43,8 @@ def start_deploy(task, worker):
     validate(task)
     event = (states.EVENT_REBUILD if node.provision_state == states.ACTIVE
              else states.EVENT_DEPLOY)
-    task.process_event(event)
-    node.last_error = None
-    node.deploy_step = {}
-    info = dict(node.driver_internal_info or {})
-    info.pop(step_runner.DEPLOY.steps_key, None)
-    info.pop(step_runner.DEPLOY.index_key, None)
-    node.driver_internal_info = info
-    node.save()
-    task.hand_over(worker, do_node_deploy)
+    step_runner.clear_progress(node, step_runner.DEPLOY)
+    task.start_work(event, worker, do_node_deploy)
 
 
 def pinned_before_deploy_steps():
@@ -73,36 +66,31 @@ def uses_deploy_steps(task):
     return bool(getter and getter(task))
 
 
+@step_runner.flow_boundary(step_runner.DEPLOY)
 def do_node_deploy(task):
     """Worker: plan the deploy steps and run them (or deploy the old way)."""
-    try:
-        if not uses_deploy_steps(task):
-            return _legacy_result(task, task.driver.deploy.deploy)
-        plan = steps.plan(task, base.DEPLOY)
-        if not plan:
-            raise exception.NoStepsFound(kind='deploy', node=task.node.uuid)
-        step_runner.store_plan(task, step_runner.DEPLOY, plan)
-        return step_runner.run(task, step_runner.DEPLOY)
-    except Exception as exc:
-        return deploy_error_handler(task, exc)
+    if not uses_deploy_steps(task):
+        return _legacy_result(task, task.driver.deploy.deploy)
+    plan = steps.plan(task, base.DEPLOY)
+    if not plan:
+        raise exception.NoStepsFound(kind='deploy', node=task.node.uuid)
+    step_runner.store_plan(task, step_runner.DEPLOY, plan)
+    return step_runner.run(task, step_runner.DEPLOY)
 
 
 def continue_node_deploy(task, worker):
     """Resume a deploy parked in ``wait call-back`` at its next step."""
-    task.process_event(states.EVENT_RESUME)
-    task.node.save()
-    task.hand_over(worker, _resume)
+    step_runner.continue_after_wait(task, worker, step_runner.DEPLOY,
+                                    _resume)
 
 
+@step_runner.flow_boundary(step_runner.DEPLOY)
 def _resume(task):
-    try:
-        if not step_runner.has_plan(task.node, step_runner.DEPLOY):
-            return _legacy_result(task, task.driver.deploy.continue_deploy)
-        index = step_runner.current_index(task.node, step_runner.DEPLOY)
-        return step_runner.run(task, step_runner.DEPLOY,
-                               start_index=0 if index is None else index + 1)
-    except Exception as exc:
-        return deploy_error_handler(task, exc)
+    if not step_runner.has_plan(task.node, step_runner.DEPLOY):
+        # Started the old way (by an older conductor, or a legacy
+        # interface): it finishes the old way.
+        return _legacy_result(task, task.driver.deploy.continue_deploy)
+    return step_runner.resume(task, step_runner.DEPLOY)
 
 
 def _warn_legacy_once(interface):
@@ -135,27 +123,9 @@ def _legacy_result(task, call):
             task.node.uuid, result, states.DEPLOYWAIT))
 
 
-def deploy_error_handler(task, exc):
-    """Fail the deploy for an error outside any single step."""
-    LOG.error('Deploy of node %s failed: %s', task.node.uuid, exc,
-              exc_info=not isinstance(exc, exception.IronicStepsException))
-    if task.node.provision_state not in (states.DEPLOYING,
-                                         states.DEPLOYWAIT):
-        return step_runner.Outcome.FAILED
-    # Drop unsaved half-changes so that only the failure is recorded.
-    task.node.obj_reset_changes()
-    task.node.refresh()
-    return step_runner.fail(task, step_runner.DEPLOY,
-                            'Deploy of node %s failed: %s' % (
-                                task.node.uuid, exc))
-
-
 def start_tear_down(task, worker):
     """Move a deployed (or failed) node into deleting."""
-    task.process_event(states.EVENT_DELETE)
-    task.node.last_error = None
-    task.node.save()
-    task.hand_over(worker, do_node_tear_down)
+    task.start_work(states.EVENT_DELETE, worker, do_node_tear_down)
 
 
 def do_node_tear_down(task):
@@ -171,11 +141,7 @@ def do_node_tear_down(task):
         task.process_event(states.EVENT_FAIL)
         node.save()
         return step_runner.Outcome.FAILED
-    info = dict(node.driver_internal_info or {})
-    info.pop(step_runner.DEPLOY.steps_key, None)
-    info.pop(step_runner.DEPLOY.index_key, None)
-    node.driver_internal_info = info
-    node.deploy_step = {}
+    step_runner.clear_progress(node, step_runner.DEPLOY)
     node.instance_info = {}
     node.instance_uuid = None
     task.process_event(states.EVENT_CLEAN)

@@ -17,6 +17,7 @@ step is cleared and the bookkeeping removed, in one transaction.
 
 import dataclasses
 import enum
+import functools
 
 from oslo_log import log
 
@@ -33,7 +34,11 @@ class Flow:
     """What distinguishes running deploy steps from running clean steps."""
 
     kind: str
+    #: The state a node runs this flow's steps in, and the one it waits in.
+    running_state: str
     wait_state: str
+    #: How log and error messages name the whole flow.
+    name: str
 
     @property
     def step_field(self):
@@ -52,14 +57,26 @@ class Flow:
         return self.kind.capitalize()
 
 
-DEPLOY = Flow(kind=base.DEPLOY, wait_state=states.DEPLOYWAIT)
-CLEAN = Flow(kind=base.CLEAN, wait_state=states.CLEANWAIT)
+DEPLOY = Flow(kind=base.DEPLOY, running_state=states.DEPLOYING,
+              wait_state=states.DEPLOYWAIT, name='Deploy')
+CLEAN = Flow(kind=base.CLEAN, running_state=states.CLEANING,
+             wait_state=states.CLEANWAIT, name='Cleaning')
 
 
 class Outcome(enum.Enum):
     DONE = 'done'
     WAIT = 'wait'
     FAILED = 'failed'
+
+
+def clear_progress(node, flow):
+    """Forget the flow's plan, index and current step (saved with the
+    node's next save)."""
+    info = dict(node.driver_internal_info or {})
+    info.pop(flow.steps_key, None)
+    info.pop(flow.index_key, None)
+    node.driver_internal_info = info
+    setattr(node, flow.step_field, {})
 
 
 def store_plan(task, flow, plan):
@@ -158,7 +175,7 @@ def wait(task, flow, step=None):
 
 def fail(task, flow, error):
     """Fail the flow; the current step stays on the node, as evidence."""
-    LOG.error('%s of node %s failed: %s', flow.title, task.node.uuid, error)
+    LOG.error('%s of node %s failed: %s', flow.name, task.node.uuid, error)
     task.node.last_error = error
     task.process_event(states.EVENT_FAIL)
     task.node.save()
@@ -167,13 +184,52 @@ def fail(task, flow, error):
 
 def finish(task, flow):
     """Every step is done: clear the current step and the bookkeeping."""
-    info = dict(task.node.driver_internal_info or {})
-    info.pop(flow.steps_key, None)
-    info.pop(flow.index_key, None)
-    task.node.driver_internal_info = info
-    setattr(task.node, flow.step_field, {})
+    clear_progress(task.node, flow)
     task.process_event(states.EVENT_DONE)
     task.node.save()
-    LOG.info('%s of node %s done; it is now %s', flow.title, task.node.uuid,
+    LOG.info('%s of node %s done; it is now %s', flow.name, task.node.uuid,
              task.node.provision_state)
     return Outcome.DONE
+
+
+def resume(task, flow):
+    """Run the rest of the stored plan, after the step that waited."""
+    index = current_index(task.node, flow)
+    return run(task, flow, start_index=0 if index is None else index + 1)
+
+
+def continue_after_wait(task, worker, flow, fn):
+    """Move a waiting node back to running; ``fn(task)`` goes on in
+    ``worker``."""
+    task.process_event(states.EVENT_RESUME)
+    task.node.save()
+    task.hand_over(worker, fn)
+
+
+def handle_error(task, flow, exc):
+    """Fail the flow for an error outside any single step.
+
+    Unsaved half-changes are dropped so only the failure is recorded.
+    """
+    LOG.error('%s of node %s failed: %s', flow.name, task.node.uuid, exc,
+              exc_info=not isinstance(exc, exception.IronicStepsException))
+    if task.node.provision_state not in (flow.running_state,
+                                         flow.wait_state):
+        return Outcome.FAILED
+    task.node.obj_reset_changes()
+    task.node.refresh()
+    return fail(task, flow, '%s of node %s failed: %s' % (
+        flow.name, task.node.uuid, exc))
+
+
+def flow_boundary(flow):
+    """Decorate a worker function: any error fails the flow cleanly."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def guarded(task, *args):
+            try:
+                return fn(task, *args)
+            except Exception as exc:
+                return handle_error(task, flow, exc)
+        return guarded
+    return decorate

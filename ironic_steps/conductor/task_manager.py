@@ -97,6 +97,15 @@ class TaskManager:
             new_state)
         self.node.provision_updated_at = timeutils.utcnow()
 
+    def start_work(self, event, reservation, fn):
+        """Begin a long operation: move by ``event``, clear the last error,
+        save (one transaction, with any other field set before), then run
+        ``fn(task)`` on the reserved worker after the block."""
+        self.process_event(event)
+        self.node.last_error = None
+        self.node.save()
+        self.hand_over(reservation, fn)
+
     def hand_over(self, reservation, fn, *args):
         """Run ``fn(task, *args)`` on a reserved worker after the block.
 

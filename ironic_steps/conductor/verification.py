@@ -8,10 +8,7 @@ LOG = log.getLogger(__name__)
 
 
 def start_verify(task, worker):
-    task.process_event(states.EVENT_MANAGE)
-    task.node.last_error = None
-    task.node.save()
-    task.hand_over(worker, do_node_verify)
+    task.start_work(states.EVENT_MANAGE, worker, do_node_verify)
 
 
 def do_node_verify(task):

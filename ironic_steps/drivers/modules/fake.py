@@ -44,6 +44,13 @@ def _simulate(task, step_name):
                    % FAIL_STEP_KEY)
 
 
+def _remember(task, key, value):
+    """Keep what the fake hardware 'did' where operators can see it."""
+    info = dict(task.node.driver_internal_info or {})
+    info[key] = value
+    task.node.driver_internal_info = info
+
+
 class FakePower(base.PowerInterface):
 
     def get_power_state(self, task):
@@ -62,9 +69,7 @@ class FakePower(base.PowerInterface):
 class FakeManagement(base.ManagementInterface):
 
     def set_boot_device(self, task, device, persistent=False):
-        info = dict(task.node.driver_internal_info or {})
-        info['fake_boot_device'] = device
-        task.node.driver_internal_info = info
+        _remember(task, 'fake_boot_device', device)
 
     @base.deploy_step(priority=60)
     def set_instance_boot_device(self, task):
@@ -148,9 +153,7 @@ class FakeRaid(base.RAIDInterface):
                 err='raid_config must be a dict with a "logical_disks" '
                     'list, got %r' % (raid_config,))
         _simulate(task, 'raid.apply_configuration')
-        info = dict(task.node.driver_internal_info or {})
-        info['fake_raid_config'] = raid_config
-        task.node.driver_internal_info = info
+        _remember(task, 'fake_raid_config', raid_config)
 
 
 class FakeBios(base.BiosInterface):
@@ -164,9 +167,7 @@ class FakeBios(base.BiosInterface):
                 err='settings must be a list of {"name", "value"} dicts, '
                     'got %r' % (settings,))
         _simulate(task, 'bios.apply_configuration')
-        info = dict(task.node.driver_internal_info or {})
-        info['fake_bios_settings'] = settings
-        task.node.driver_internal_info = info
+        _remember(task, 'fake_bios_settings', settings)
 
 
 class FakeVendor(base.VendorInterface):

@@ -20,6 +20,7 @@ import signal
 import threading
 
 from cheroot import wsgi
+from oslo_config import cfg
 from oslo_log import log
 
 from ironic_steps.common import context
@@ -27,6 +28,7 @@ from ironic_steps.common import exception
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
+from ironic_steps.conf import opts
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps import version
@@ -45,6 +47,26 @@ def prepare_service(argv):
     CONF(argv[1:], project='ironic-steps',
          version=version.version_info.version_string())
     log.setup(CONF, 'ironic-steps')
+    check_config()
+
+
+def check_config():
+    """Read every option now, so a bad value stops the start, clearly.
+
+    oslo.config checks values from files only when they are read; without
+    this, a mistyped ``pin_release_version`` would surface mid-upgrade.
+    """
+    problems = []
+    for group, options in opts.list_opts():
+        section = CONF if group == 'DEFAULT' else CONF[group]
+        for option in options:
+            try:
+                getattr(section, option.dest)
+            except (cfg.ConfigFileValueError, ValueError) as exc:
+                problems.append('[%s] %s: %s' % (group, option.name, exc))
+    if problems:
+        raise SystemExit('Invalid configuration:\n  ' + '\n  '.join(
+            problems))
 
 
 def ensure_state_path():

@@ -1,0 +1,68 @@
+"""Starting a service: configuration and database checks come first."""
+
+import os
+
+import fixtures
+
+from ironic_steps.common import exception
+from ironic_steps.conf import CONF
+from ironic_steps.db import migration
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps import service
+from tests import base
+
+
+class CheckConfigTest(base.TestCase):
+
+    def _load(self, text):
+        path = os.path.join(self.useFixture(fixtures.TempDir()).path,
+                            'ironic-steps.conf')
+        with open(path, 'w') as conf:
+            conf.write(text)
+        CONF(['--config-file', path], project='ironic-steps',
+             default_config_files=[])
+
+    def test_an_unknown_release_pin_stops_the_start_naming_valid_ones(self):
+        self._load('[DEFAULT]\npin_release_version = 9.9\n')
+        exc = self.assertRaises(SystemExit, service.check_config)
+        self.assertIn('[DEFAULT] pin_release_version', str(exc))
+        self.assertIn("'9.9'", str(exc))
+        self.assertIn('0.1, 0.2', str(exc))
+
+    def test_a_bad_number_is_reported_with_its_group(self):
+        self._load('[conductor]\nworkers_pool_size = many\n')
+        exc = self.assertRaises(SystemExit, service.check_config)
+        self.assertIn('[conductor] workers_pool_size', str(exc))
+
+    def test_a_valid_configuration_passes(self):
+        self._load('[DEFAULT]\npin_release_version = 0.1\n')
+        service.check_config()
+
+
+class PrepareDatabaseTest(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        directory = self.useFixture(fixtures.TempDir()).path
+        self.config(state_path=directory)
+        sqlalchemy_api.configure(
+            connection='sqlite:///%s/empty.sqlite' % directory)
+
+    def test_the_embedded_service_creates_the_schema_of_an_empty_db(self):
+        service.prepare_database(create_if_empty=True)
+        self.assertEqual([], migration.pending())
+
+    def test_separate_services_refuse_an_empty_db_and_name_the_command(self):
+        exc = self.assertRaises(exception.IronicStepsException,
+                                service.prepare_database,
+                                create_if_empty=False)
+        self.assertIn('ironic-steps-dbsync upgrade', str(exc))
+        self.assertIsNone(migration.version())
+
+    def test_pending_migrations_stop_every_service(self):
+        migration.upgrade('2c1f0b4d9e01')
+        exc = self.assertRaises(exception.IronicStepsException,
+                                service.prepare_database,
+                                create_if_empty=True)
+        self.assertIn('7b3e5d2a8f10', str(exc))
+        self.assertEqual('2c1f0b4d9e01', migration.version())

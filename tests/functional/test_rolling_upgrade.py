@@ -1,6 +1,6 @@
 """A rolling upgrade with real processes: two conductors and an API on one
-database and a real RabbitMQ, one conductor pinned to the release before
-deploy steps, then the pin removed.
+PostgreSQL database and a real RabbitMQ, one conductor pinned to the
+release before deploy steps, then the pin removed.
 """
 
 import os
@@ -13,6 +13,7 @@ from tooz import hashring
 
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
+from tests import postgresql
 
 OLD, NEW = 'conductor-old', 'conductor-new'
 PIN = {'pin_release_version': '0.1'}
@@ -39,11 +40,14 @@ class RollingUpgradeTest(testtools.TestCase):
             self.skipTest('RabbitMQ is not installed (apt-get install '
                           'rabbitmq-server); the in-process variant in '
                           'tests/unit/conductor/test_rolling_upgrade.py runs')
+        postgresql.require(self)
         self.broker = self.useFixture(rabbitmq.RabbitMQServer())
+        database = self.useFixture(postgresql.PostgreSQLServer()).url()
         self.state_path = self.useFixture(fixtures.TempDir()).path
         self.base = {
             'DEFAULT': {'rpc_transport': 'oslo',
                         'transport_url': self.broker.url},
+            'database': {'connection': database},
             'fake': {'agent_delay': -1},
             'conductor': {'node_locked_retry_interval': 0.1,
                           'heartbeat_interval': 1,
@@ -57,7 +61,10 @@ class RollingUpgradeTest(testtools.TestCase):
     def _config_file(self):
         path = os.path.join(self.state_path, 'dbsync.conf')
         with open(path, 'w') as conf:
-            conf.write('[DEFAULT]\nstate_path = %s\n' % self.state_path)
+            conf.write('[DEFAULT]\nstate_path = %s\n[database]\n'
+                       'connection = %s\n' % (
+                           self.state_path,
+                           self.base['database']['connection']))
         return path
 
     def start(self, command, host, pinned):

@@ -41,7 +41,9 @@ def start_deploy(task, worker):
     """Move an available (or failed, or active) node into deploying."""
     node = task.node
     validate(task)
-    event = (states.EVENT_REBUILD if node.provision_state == states.ACTIVE
+    # A node that may hold a user's instance is rebuilt; others deployed.
+    event = (states.EVENT_REBUILD
+             if node.provision_state in (states.ACTIVE, states.ERROR)
              else states.EVENT_DEPLOY)
     step_runner.clear_progress(node, step_runner.DEPLOY)
     task.start_work(event, worker, do_node_deploy)

@@ -36,8 +36,9 @@ class OpenStackClientTest(testtools.TestCase):
             time.sleep(0.2)
 
     def test_deploy_shows_the_running_step_then_ends_active(self):
-        # The fake agent takes 2 s: long enough to see the waiting step.
-        service, client = self.start_service(agent_delay=2)
+        # The fake agent takes 8 s: long enough to see the waiting step
+        # even when each CLI call takes seconds on a loaded machine.
+        service, client = self.start_service(agent_delay=8)
         created = self.enrol_and_provide(client, 'node-1')
         self.assertEqual({}, created['deploy_step'])
         listed = client.json('node', 'list')

@@ -96,3 +96,12 @@ class DeployWithStepsTest(base.ConductorTestCase):
         self.assertIn("'enroll'", str(exc))
         after = objects.Node.get(self.context, node.uuid)
         self.assertEqual(before.obj_to_primitive(), after.obj_to_primitive())
+
+    def test_a_node_in_error_is_rebuilt(self):
+        self.config(agent_delay=0, group='fake')
+        node = self.make_available()
+        node.provision_state = states.ERROR
+        node.save()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertIsNone(node.last_error)

@@ -1,10 +1,14 @@
 """/v1/drivers: the enabled hardware types.
 
 Every driver here is a hardware type (Ironic's ``dynamic`` drivers); there
-are no ``classic`` ones.  This process's conductor is the host of each.
+are no ``classic`` ones.  Every live conductor serves every enabled type,
+so the hosts of each are the conductors heartbeating in the database.
 """
 
+import datetime
+
 import flask
+from oslo_utils import timeutils
 
 from ironic_steps.api import policy
 from ironic_steps.api import query
@@ -12,6 +16,7 @@ from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
+from ironic_steps.db import api as db_api
 from ironic_steps.drivers import base as drivers_base
 from ironic_steps.drivers import driver_factory
 
@@ -22,9 +27,15 @@ _DYNAMIC_VERSION = (1, versions.MINOR_30_DYNAMIC_DRIVERS)
 _INTERFACE_VERSIONS = {'bios': (1, versions.MINOR_40_BIOS_INTERFACE)}
 
 
-def _driver(name, detail, base):
+def _live_conductors():
+    seen_after = timeutils.utcnow() - datetime.timedelta(
+        seconds=CONF.conductor.heartbeat_timeout)
+    return db_api.get_instance().get_online_conductors(seen_after)
+
+
+def _driver(name, detail, base, hosts):
     version = flask.g.version
-    driver = {'name': name, 'hosts': [CONF.host],
+    driver = {'name': name, 'hosts': hosts,
               'links': responses.links('drivers', name, base=base)}
     if version < _DYNAMIC_VERSION:
         return driver
@@ -54,8 +65,10 @@ def list_drivers():
     names = ([] if driver_type == 'classic'
              else driver_factory.enabled_hardware_types())
     base = responses.public_url()
+    hosts = _live_conductors()
     return responses.json_response(
-        {'drivers': [_driver(name, detail, base) for name in names]})
+        {'drivers': [_driver(name, detail, base, hosts)
+                     for name in names]})
 
 
 @blueprint.get('/<name>')
@@ -67,4 +80,4 @@ def show(name):
         raise exception.DriverNotFound(driver_name=name,
                                        enabled=', '.join(enabled))
     return responses.json_response(
-        _driver(name, True, responses.public_url()))
+        _driver(name, True, responses.public_url(), _live_conductors()))

@@ -1,5 +1,6 @@
 """/v1/drivers: the enabled hardware types."""
 
+from ironic_steps.db import api as db_api
 from tests.unit.api import base
 
 
@@ -46,3 +47,11 @@ class DriversTest(base.ApiTestCase):
     def test_an_unknown_driver_is_404_naming_the_enabled_ones(self):
         self.assertError(self.get('/v1/drivers/ipmi'), 404, 'ipmi',
                          'fake-hardware')
+
+    def test_hosts_are_the_live_conductors_not_the_api_process(self):
+        dbapi = db_api.get_instance()
+        dbapi.register_conductor('conductor-2')
+        dbapi.register_conductor('gone-conductor')
+        dbapi.unregister_conductor('gone-conductor')
+        driver = self.get('/v1/drivers/fake-hardware').get_json()
+        self.assertEqual(['conductor-2', 'test-conductor'], driver['hosts'])

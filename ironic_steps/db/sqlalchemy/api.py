@@ -17,6 +17,7 @@ from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.db.sqlalchemy import sqlite
 
 _LOCAL = threading.local()
 _FACADE_LOCK = threading.Lock()
@@ -48,21 +49,7 @@ def configure(**kwargs):
 
 
 def get_engine():
-    engine = _get_facade().writer.get_engine()
-    if engine.dialect.name == 'sqlite' and not getattr(engine, '_wal', False):
-        # WAL lets API readers go on while a conductor writes; the mode is
-        # stored in the database file, so setting it once is enough.
-        # oslo.db opens its own transactions on SQLite, and the journal
-        # mode cannot change inside one: use the bare DB-API connection.
-        raw = engine.raw_connection()
-        try:
-            if raw.driver_connection.execute(
-                    'PRAGMA database_list').fetchone()[2]:
-                raw.driver_connection.execute('PRAGMA journal_mode=WAL')
-        finally:
-            raw.close()
-        engine._wal = True
-    return engine
+    return sqlite.tune(_get_facade().writer.get_engine())
 
 
 def _writer():

@@ -1,0 +1,67 @@
+"""How the embedded SQLite database is run, for a multi-threaded service.
+
+* **WAL journal**: API readers go on while a conductor writes.  The mode is
+  stored in the database file, so it is set once.
+* **synchronous = NORMAL** (``[database] sqlite_wal_synchronous``): in WAL
+  mode a commit then waits for no fsync; the WAL is synced at checkpoints.
+  An application crash loses nothing; a power loss may lose the last
+  transitions, never the database's consistency.  With FULL every step
+  transition waits for the disk, and one writer at a time means deploys
+  queue behind fsyncs.
+* **A pool of connections**: oslo.db gives file-based SQLite no pool (it
+  opens and closes a connection for every transaction); reusing them makes
+  a query several times cheaper.  Connections move between threads, which
+  is safe because the pool lends each to one thread at a time.
+"""
+
+import sqlalchemy as sa
+from sqlalchemy import pool
+
+from ironic_steps.conf import CONF
+
+_TUNED = '_ironic_steps_tuned'
+
+
+def _is_file(engine):
+    return (engine.dialect.name == 'sqlite'
+            and engine.url.database not in (None, '', ':memory:'))
+
+
+def _use_wal(engine):
+    # oslo.db opens its own transactions on SQLite, and the journal mode
+    # cannot change inside one: use the bare DB-API connection.
+    raw = engine.raw_connection()
+    try:
+        raw.driver_connection.execute('PRAGMA journal_mode=WAL')
+    finally:
+        raw.close()
+
+
+def _pool_connections(engine):
+    old = engine.pool
+    cargs, cparams = engine.dialect.create_connect_args(engine.url)
+    cparams['check_same_thread'] = False
+    # Keeps the pool events oslo.db and SQLAlchemy registered (_dispatch).
+    engine.pool = pool.QueuePool(
+        lambda: engine.dialect.connect(*cargs, **cparams),
+        pool_size=CONF.database.max_pool_size or 10,
+        max_overflow=max(CONF.database.max_overflow or 0, 20),
+        timeout=CONF.database.pool_timeout or 30,
+        dialect=engine.dialect, _dispatch=old.dispatch)
+    old.dispose()
+
+
+def tune(engine):
+    """Apply the settings above to a file-based SQLite engine, once."""
+    if not _is_file(engine) or getattr(engine, _TUNED, False):
+        return engine
+    _use_wal(engine)
+    _pool_connections(engine)
+    synchronous = CONF.database.sqlite_wal_synchronous.upper()
+
+    @sa.event.listens_for(engine, 'connect')
+    def set_synchronous(dbapi_connection, _record):
+        dbapi_connection.execute('PRAGMA synchronous=%s' % synchronous)
+
+    setattr(engine, _TUNED, True)
+    return engine

@@ -1,0 +1,55 @@
+"""The embedded SQLite database is tuned for a threaded service."""
+
+import threading
+
+import sqlalchemy as sa
+from sqlalchemy import pool
+
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps import objects
+from tests import base
+
+# PRAGMA synchronous answers with a number.
+NORMAL, FULL = 1, 2
+
+
+class SQLiteTuningTest(base.TestCase):
+
+    def pragma(self, name):
+        with sqlalchemy_api.get_engine().connect() as connection:
+            return connection.exec_driver_sql('PRAGMA %s' % name).scalar()
+
+    def test_connections_are_pooled_wal_and_do_not_wait_for_fsync(self):
+        self.assertIsInstance(sqlalchemy_api.get_engine().pool,
+                              pool.QueuePool)
+        self.assertEqual('wal', self.pragma('journal_mode'))
+        self.assertEqual(NORMAL, self.pragma('synchronous'))
+
+    def test_full_durability_can_be_chosen(self):
+        self.config(sqlite_wal_synchronous='full', group='database')
+        sqlalchemy_api.configure(connection=self.db.url)
+        self.assertEqual(FULL, self.pragma('synchronous'))
+
+    def test_pooled_connections_serve_many_threads(self):
+        node = self.create_node()
+        errors = []
+
+        def bump(thread_index):
+            try:
+                for i in range(20):
+                    current = objects.Node.get(self.context, node.uuid)
+                    current.extra = {'thread': thread_index, 'i': i}
+                    current.save()
+            except Exception as exc:   # collected, asserted below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=bump, args=(n,))
+                   for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual([], errors)
+        with sqlalchemy_api.get_engine().connect() as connection:
+            self.assertEqual(1, connection.execute(
+                sa.text('SELECT count(*) FROM nodes')).scalar())

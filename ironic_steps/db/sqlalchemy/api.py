@@ -6,6 +6,7 @@ transition costs one round trip whatever the number of nodes, and so that
 SQLite never has to upgrade a read lock to a write lock under load.
 """
 
+import contextlib
 import operator
 import threading
 
@@ -52,9 +53,11 @@ def get_engine():
     return sqlite.tune(_get_facade().writer.get_engine())
 
 
+@contextlib.contextmanager
 def _writer():
-    get_engine()
-    return _get_facade().writer.using(_LOCAL)
+    with sqlite.write_lock(get_engine()), _get_facade().writer.using(
+            _LOCAL) as session:
+        yield session
 
 
 def _reader():

@@ -12,7 +12,15 @@
   opens and closes a connection for every transaction); reusing them makes
   a query several times cheaper.  Connections move between threads, which
   is safe because the pool lends each to one thread at a time.
+* **One writer at a time, queued in Python**: SQLite lets one transaction
+  write; the others retry inside SQLite's busy handler, which sleeps up to
+  100 ms between tries, so a hundred conductor workers spend their time
+  asleep.  A lock around write transactions makes them wait their turn
+  instead, and readers (WAL) never wait.
 """
+
+import contextlib
+import threading
 
 import sqlalchemy as sa
 from sqlalchemy import pool
@@ -51,12 +59,19 @@ def _pool_connections(engine):
     old.dispose()
 
 
+def write_lock(engine):
+    """What a write transaction holds: the engine's lock, or nothing."""
+    return getattr(engine, '_ironic_steps_write_lock', None) or (
+        contextlib.nullcontext())
+
+
 def tune(engine):
     """Apply the settings above to a file-based SQLite engine, once."""
     if not _is_file(engine) or getattr(engine, _TUNED, False):
         return engine
     _use_wal(engine)
     _pool_connections(engine)
+    engine._ironic_steps_write_lock = threading.Lock()
     synchronous = CONF.database.sqlite_wal_synchronous.upper()
 
     @sa.event.listens_for(engine, 'connect')

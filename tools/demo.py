@@ -159,13 +159,12 @@ def main():
             openstack(endpoint, 'node', 'create', '--driver',
                       'fake-hardware', '--name', name, *extra,
                       '-f', 'value', '-c', 'uuid')
-            openstack(endpoint, 'node', 'manage', name, '--wait', '60')
-            openstack(endpoint, 'node', 'provide', name, '--wait', '60')
+        openstack(endpoint, 'node', 'manage', *names, '--wait', '60')
+        openstack(endpoint, 'node', 'provide', *names, '--wait', '60')
         if len(names) > 1:
             print('\n(%s is told to fail at %s, to show what a failed '
                   'deploy looks like.)' % (names[-1], FAILING_STEP))
-        for name in names:
-            openstack(endpoint, 'node', 'deploy', name)
+        openstack(endpoint, 'node', 'deploy', *names)
         watch(endpoint, names)
         print()
         openstack(endpoint, 'node', 'list')

@@ -58,11 +58,13 @@ class ConductorManager:
         self._dbapi = db_api.get_instance()
         self._workers = None
         self._periodic = None
+        self._stopping = False
 
     # --- service life ---------------------------------------------------
 
     def start(self, admin_context):
         """Start the workers, recover from an unclean stop, say we live."""
+        self._stopping = False
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
         self._dbapi.register_conductor(self.host)
@@ -85,14 +87,15 @@ class ConductorManager:
         self._periodic_thread.start()
 
     def stop(self):
-        """Let running flows finish their current step, then stop."""
+        """Take no new work; let running flows finish; then stop."""
+        self._stopping = True
+        fake_agent.stop_agent()
         if self._periodic is not None:
             self._periodic.stop()
             self._periodic.wait()
             self._periodic_thread.join()
         if self._workers is not None:
             self._workers.shutdown(wait=True)
-        fake_agent.stop_agent()
         if self._workers is not None:
             self._dbapi.unregister_conductor(self.host)
 
@@ -166,9 +169,9 @@ class ConductorManager:
                                     **kwargs)
 
     def _reserve_worker(self):
-        if self._workers is None:
+        if self._workers is None or self._stopping:
             raise exception.TemporaryFailure(
-                'Conductor %s is not started' % self.host)
+                'Conductor %s is not running' % self.host)
         return self._workers.reserve()
 
     # --- node records ---------------------------------------------------

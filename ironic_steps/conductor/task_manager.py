@@ -142,8 +142,13 @@ class TaskManager:
     def __exit__(self, exc_type, exc_value, traceback):
         if exc_type is None and self._handed_over is not None:
             reservation, fn, args = self._handed_over
-            reservation.submit(self._run_handed_over, fn, args)
-            return
+            try:
+                reservation.submit(self._run_handed_over, fn, args)
+                return
+            except Exception:
+                # No worker will ever release the lock: do it here.
+                with excutils.save_and_reraise_exception():
+                    self.release_resources()
         self.release_resources()
 
 

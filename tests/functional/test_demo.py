@@ -19,14 +19,14 @@ class DemoTest(testtools.TestCase):
         state = self.useFixture(fixtures.TempDir()).path
         result = subprocess.run(
             [sys.executable, os.path.join(ROOT, 'tools', 'demo.py'),
-             '--nodes', '2', '--step-delay', '0.1', '--stop',
+             '--nodes', '2', '--step-delay', '0.5', '--stop',
              '--state-dir', state, '--port', str(functional.free_port())],
             capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)
         out = result.stdout
         # The live view showed steps advancing, then both outcomes.
-        self.assertIn('deploy.write_image', out)
-        self.assertIn('wait call-back', out)
+        self.assertRegex(out, r'demo-2\s+\S.*deploy.write_image')
+        self.assertRegex(out, r'demo-2\s+wait call-back')
         self.assertRegex(out, r'demo-1\s+active')
         self.assertRegex(out, r'demo-2\s+deploy failed\s+4/5 '
                               r'boot.prepare_instance_boot')

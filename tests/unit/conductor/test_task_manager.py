@@ -4,6 +4,7 @@ import threading
 import time
 
 import ddt
+import testtools
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -181,6 +182,20 @@ class TaskManagerTest(tests_base.TestCase):
         with task_manager.acquire(self.context, self.node.uuid):
             self.assertEqual(updated_at, self.stored().updated_at)
         self.assertEqual(updated_at, self.stored().updated_at)
+
+
+class HandOverFailureTest(tests_base.TestCase):
+
+    def test_a_hand_over_that_cannot_start_releases_the_lock(self):
+        node = self.create_node()
+        pool = workers.WorkerPool(1)
+        reservation = pool.reserve()
+        pool.shutdown()   # e.g. the conductor is stopping
+        with testtools.ExpectedException(RuntimeError):
+            with task_manager.acquire(self.context, node.uuid) as task:
+                task.hand_over(reservation, lambda task: None)
+        self.assertIsNone(objects.Node.get(self.context,
+                                           node.uuid).reservation)
 
 
 class WorkerPoolTest(tests_base.TestCase):

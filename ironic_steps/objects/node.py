@@ -62,13 +62,23 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
 
     FIELD_SINCE = {'deploy_step': '1.1'}
 
+    #: Columns whose stored value differs from the field's (naive times).
+    _COERCED_FROM_DB = frozenset(['created_at', 'updated_at',
+                                  'provision_updated_at'])
+
     # --- loading --------------------------------------------------------
 
     @classmethod
     def _from_db_object(cls, context, db_node, obj=None):
         node = obj if obj is not None else cls(context)
         for field in cls.fields:
-            setattr(node, field, db_node[field])
+            if field in cls._COERCED_FROM_DB:
+                setattr(node, field, db_node[field])
+            else:
+                # Values read back from our own columns already have the
+                # field's type: skipping the coercing setter makes listing
+                # hundreds of nodes several times cheaper.
+                object.__setattr__(node, _ATTR_NAMES[field], db_node[field])
         node._context = context
         node.obj_reset_changes()
         return node
@@ -146,3 +156,6 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     def refresh(self, context=None):
         self.obj_refresh(self.get_by_uuid(context or self._context,
                                           self.uuid))
+
+
+_ATTR_NAMES = {field: ovo_base._get_attrname(field) for field in Node.fields}

@@ -233,6 +233,7 @@ class ConductorManager:
                 cleaning.start_cleaning(task, worker)
             elif action == states.EVENT_MANAGE:
                 task.process_event(action)
+                task.node.last_error = None
                 task.node.save()
             else:
                 raise exception.InvalidParameterValue(

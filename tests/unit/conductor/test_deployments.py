@@ -105,3 +105,12 @@ class DeployWithStepsTest(base.ConductorTestCase):
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertIsNone(node.last_error)
+
+    def test_managing_a_node_after_failed_cleaning_clears_the_error(self):
+        node = self.make_available()
+        node.provision_state = states.CLEANFAIL
+        node.last_error = 'Cleaning failed: disk on fire'
+        node.save()
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertIsNone(node.last_error)

@@ -66,6 +66,12 @@ def get_enforcer():
         if _enforcer is None:
             enforcer = policy.Enforcer(CONF)
             enforcer.register_defaults(list_rules())
+            enforcer.load_rules()
+            if enforcer.policy_path is None:
+                # No policy file: the rules in code are all there is, so
+                # stop looking for one on every request (~0.07 ms each).
+                # A file added later takes effect at the next restart.
+                enforcer.use_conf = False
             _enforcer = enforcer
         return _enforcer
 

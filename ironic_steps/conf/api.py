@@ -23,8 +23,11 @@ opts = [
                 default=6385,
                 help='Port the API listens on.'),
     cfg.IntOpt('api_workers',
-               default=10, min=1,
-               help='Threads of the built-in WSGI server.'),
+               default=4, min=1,
+               help='Threads of the built-in WSGI server. Requests are '
+                    'CPU-bound in one interpreter, so more threads mostly '
+                    'add contention; connections beyond them wait their '
+                    'turn.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1,
                help='Most items one collection request returns; larger '

@@ -7,11 +7,11 @@ distributed mode runs them as separate processes over oslo.messaging::
     service = Service(api=True, conductor=True)
     service.start()          # database check, conductor, API server
     service.wait()           # until SIGTERM / SIGINT
-    service.stop()           # API first, then the in-flight steps finish
+    service.stop()           # API first, then running flows end or wait
 
 Shutdown order matters: the API stops taking requests, then the conductor
-lets every running flow finish the step it is in (workers are joined), so
-nothing is left half-written; a flow stopped by a crash instead is failed
+takes no new work and lets every running flow go on until it finishes or
+waits for its agent (workers are joined), so nothing is left half-written; a flow stopped by a crash instead is failed
 cleanly by the next start (see ConductorManager._recover).
 """
 
@@ -160,7 +160,8 @@ class Service:
             pass
 
     def stop(self):
-        LOG.info('Stopping: no new requests; running steps finish first')
+        LOG.info('Stopping: no new requests; running flows finish or park '
+                 'first')
         if self.server is not None:
             self.server.stop()
         if self.rpc_server is not None:

@@ -11,8 +11,9 @@ distributed mode runs them as separate processes over oslo.messaging::
 
 Shutdown order matters: the API stops taking requests, then the conductor
 takes no new work and lets every running flow go on until it finishes or
-waits for its agent (workers are joined), so nothing is left half-written; a flow stopped by a crash instead is failed
-cleanly by the next start (see ConductorManager._recover).
+waits for its agent (workers are joined), so nothing is left half-written;
+a flow stopped by a crash instead is failed cleanly by the next start (see
+ConductorManager._recover).
 """
 
 import os

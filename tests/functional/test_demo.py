@@ -19,7 +19,7 @@ class DemoTest(testtools.TestCase):
         state = self.useFixture(fixtures.TempDir()).path
         result = subprocess.run(
             [sys.executable, os.path.join(ROOT, 'tools', 'demo.py'),
-             '--nodes', '2', '--step-delay', '0.5', '--stop',
+             '--nodes', '2', '--step-delay', '1.0', '--stop',
              '--state-dir', state, '--port', str(functional.free_port())],
             capture_output=True, text=True, timeout=300)
         self.assertEqual(0, result.returncode, result.stderr)

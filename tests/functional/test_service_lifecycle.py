@@ -38,10 +38,12 @@ class ServiceLifecycleTest(testtools.TestCase):
         self.api = functional.RestClient(self.service.endpoint)
 
     def start_deploy(self, node):
+        """Deploy, and return once deploy.deploy (1 s long) is running."""
         self.api.request('PUT', '/v1/nodes/%s/states/provision' % node,
                          {'target': 'active'})
         deadline = time.monotonic() + 10
-        while self.api.node(node)['provision_state'] != 'deploying':
+        while (self.api.node(node).get('deploy_step') or {}).get(
+                'step') != 'deploy':
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.05)
 

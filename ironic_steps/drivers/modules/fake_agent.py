@@ -3,9 +3,9 @@
 A real agent writes the image and then heartbeats to the conductor, which
 resumes the waiting deploy.  This one does the same in-process: after
 ``[fake] agent_delay`` seconds it sends a heartbeat through the conductor
-RPC API, the path a real heartbeat takes.  Like a real agent it heartbeats
-again (with backoff) until the deploy has moved past the step that waits
-for it: a heartbeat that finds the node still busy is simply ignored.  One
+RPC API, the path a real heartbeat takes, once the node is parked in
+``wait call-back`` with its lock released; until then it looks again with
+backoff, as a real agent heartbeats periodically.  One
 timer thread serves every node, so thousands of waiting nodes cost one
 thread plus a few senders.
 """
@@ -36,22 +36,29 @@ def _send_heartbeat(node_uuid):
     rpcapi.ConductorAPI().heartbeat(context.get_admin_context(), node_uuid)
 
 
-def _still_waiting(node_uuid, step_index):
-    """Whether the deploy still stands at the step that waits for us."""
+PARKED, BUSY, MOVED_ON = 'parked', 'busy', 'moved on'
+
+
+def _stage(node_uuid, step_index):
+    """Where the deploy stands relative to the step that waits for us."""
     from ironic_steps.common import context
     from ironic_steps import objects
     node = objects.Node.get_by_uuid(context.get_admin_context(), node_uuid)
-    return (node.provision_state in (states.DEPLOYING, states.DEPLOYWAIT)
-            and (node.driver_internal_info or {}).get(
-                'deploy_step_index') == step_index)
+    if ((node.driver_internal_info or {}).get('deploy_step_index')
+            != step_index or node.provision_state not in (
+                states.DEPLOYING, states.DEPLOYWAIT)):
+        return MOVED_ON
+    if node.provision_state == states.DEPLOYWAIT and not node.reservation:
+        return PARKED
+    return BUSY
 
 
 class FakeAgent:
 
-    def __init__(self, send=_send_heartbeat, still_waiting=_still_waiting,
+    def __init__(self, send=_send_heartbeat, stage=_stage,
                  clock=time.monotonic):
         self._send = send
-        self._still_waiting = still_waiting
+        self._stage = stage
         self._clock = clock
         self._due = []
         self._order = itertools.count()
@@ -96,14 +103,18 @@ class FakeAgent:
             self._senders.submit(self._heartbeat, job, attempt)
 
     def _heartbeat(self, job, attempt):
+        # Heartbeat only once the node is parked: while its worker still
+        # holds it, a heartbeat would only be turned away.
         node_uuid, step_index = job
         try:
-            try:
-                self._send(node_uuid)
-            except (exception.NodeLocked, exception.NoFreeConductorWorker):
-                pass   # busy: the next heartbeat will do
-            if not self._still_waiting(node_uuid, step_index):
+            stage = self._stage(node_uuid, step_index)
+            if stage == MOVED_ON:
                 return
+            if stage == PARKED:
+                self._send(node_uuid)
+                return
+        except (exception.NodeLocked, exception.NoFreeConductorWorker):
+            pass   # taken meanwhile: the next heartbeat will do
         except exception.NodeNotFound:
             LOG.info('Fake agent: node %s is gone, no heartbeat', node_uuid)
             return

@@ -90,7 +90,9 @@ def continue_node_deploy(task, worker):
 def _resume(task):
     if not step_runner.has_plan(task.node, step_runner.DEPLOY):
         # Started the old way (by an older conductor, or a legacy
-        # interface): it finishes the old way.
+        # interface): it finishes the old way, which records nothing
+        # before it runs, so save the move out of the wait first.
+        task.node.save()
         return _legacy_result(task, task.driver.deploy.continue_deploy)
     return step_runner.resume(task, step_runner.DEPLOY)
 
@@ -141,7 +143,7 @@ def do_node_tear_down(task):
         node.last_error = 'Tear down of node %s failed: %s' % (node.uuid,
                                                                exc)
         task.process_event(states.EVENT_FAIL)
-        node.save()
+        task.save_and_release()
         return step_runner.Outcome.FAILED
     step_runner.clear_progress(node, step_runner.DEPLOY)
     node.instance_info = {}

@@ -269,21 +269,32 @@ class ConductorManager:
                   agent_version=None):
         """An agent reports in; a waiting flow resumes.
 
-        A heartbeat that finds the node busy answers NodeLocked at once:
-        agents heartbeat again shortly, so waiting here only ties a thread.
+        The lock is taken first: a heartbeat usually finds its node parked
+        and unlocked, so that costs one statement.  A heartbeat that finds
+        the node busy answers NodeLocked at once if the node is waiting
+        (agents heartbeat again shortly, so waiting here only ties a
+        thread), and nothing if it is not.
         """
-        with self._reserve_worker() as worker, self._acquire(
-                context, node_id, shared=True, purpose='heartbeat') as task:
-            state = task.node.provision_state
-            if state not in states.WAIT_STATES:
-                LOG.debug('Heartbeat from node %s in state %s: nothing to '
-                          'resume', task.node.uuid, state)
+        with self._reserve_worker() as worker:
+            try:
+                task = self._acquire(context, node_id, retry=False,
+                                     purpose='heartbeat')
+            except exception.NodeLocked:
+                if objects.Node.get(context, node_id).provision_state in (
+                        states.WAIT_STATES):
+                    raise
+                LOG.debug('Heartbeat from busy node %s: nothing to resume',
+                          node_id)
                 return
-            task.upgrade_lock(retry=False)
-            if task.node.provision_state == states.DEPLOYWAIT:
-                deployments.continue_node_deploy(task, worker)
-            elif task.node.provision_state == states.CLEANWAIT:
-                cleaning.continue_node_clean(task, worker)
+            with task:
+                state = task.node.provision_state
+                if state == states.DEPLOYWAIT:
+                    deployments.continue_node_deploy(task, worker)
+                elif state == states.CLEANWAIT:
+                    cleaning.continue_node_clean(task, worker)
+                else:
+                    LOG.debug('Heartbeat from node %s in state %s: nothing '
+                              'to resume', task.node.uuid, state)
 
 
 def _step_suffix(node):

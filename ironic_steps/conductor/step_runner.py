@@ -12,7 +12,9 @@ three small pieces:
 
 Then the node waits (``wait call-back`` / ``clean wait``), fails, or the
 next step runs.  When the plan is exhausted the flow finishes: the current
-step is cleared and the bookkeeping removed, in one transaction.
+step is cleared and the bookkeeping removed, in one transaction.  Waiting,
+failing and finishing are a task's last write, so they drop the node's lock
+in the same statement.
 """
 
 import dataclasses
@@ -167,7 +169,7 @@ def run(task, flow, start_index=0):
 def wait(task, flow, step=None):
     """The current step goes on asynchronously: park the node."""
     task.process_event(states.EVENT_WAIT)
-    task.node.save()
+    task.save_and_release()
     LOG.info('Node %s waits for %s', task.node.uuid,
              step.label if step else 'its agent')
     return Outcome.WAIT
@@ -178,7 +180,7 @@ def fail(task, flow, error):
     LOG.error('%s of node %s failed: %s', flow.name, task.node.uuid, error)
     task.node.last_error = error
     task.process_event(states.EVENT_FAIL)
-    task.node.save()
+    task.save_and_release()
     return Outcome.FAILED
 
 
@@ -186,7 +188,7 @@ def finish(task, flow):
     """Every step is done: clear the current step and the bookkeeping."""
     clear_progress(task.node, flow)
     task.process_event(states.EVENT_DONE)
-    task.node.save()
+    task.save_and_release()
     LOG.info('%s of node %s done; it is now %s', flow.name, task.node.uuid,
              task.node.provision_state)
     return Outcome.DONE
@@ -200,9 +202,13 @@ def resume(task, flow):
 
 def continue_after_wait(task, worker, flow, fn):
     """Move a waiting node back to running; ``fn(task)`` goes on in
-    ``worker``."""
+    ``worker``.
+
+    The move is saved by the worker's first write (the next step's record,
+    or the end of the flow), not here: one transaction fewer per wait, and
+    should no worker start, the node simply goes on waiting.
+    """
     task.process_event(states.EVENT_RESUME)
-    task.node.save()
     task.hand_over(worker, fn)
 
 

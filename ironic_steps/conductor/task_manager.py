@@ -12,10 +12,10 @@ Every conductor operation that changes a node does it inside a task::
 it), loads the node and builds its driver.  Leaving the ``with`` block
 releases the lock, unless the work was handed over to a worker thread with
 :meth:`TaskManager.hand_over`: the worker then owns the lock and releases
-it when the function returns, whatever happens.
+it when the function returns, whatever happens, or earlier, with the last
+write of the work (:meth:`TaskManager.save_and_release`).
 
-``acquire(..., shared=True)`` takes no lock: for reading, and for deciding
-whether an exclusive lock is needed (:meth:`TaskManager.upgrade_lock`).
+``acquire(..., shared=True)`` takes no lock: for reading only.
 """
 
 import time
@@ -72,13 +72,6 @@ class TaskManager:
             return node_id
         return objects.Node.get(None, node_id).id
 
-    def upgrade_lock(self, retry=True):
-        """Turn a shared task into an exclusive one, reloading the node."""
-        if not self.shared:
-            return
-        self.node = _reserve(self.context, self.host, self.node.id, retry)
-        self.shared = False
-
     def process_event(self, event):
         """Move the node's provision state by ``event`` (in memory).
 
@@ -127,6 +120,21 @@ class TaskManager:
                           self.purpose, self.node.uuid)
         finally:
             self.release_resources()
+
+    def save_and_release(self):
+        """Save the node and drop the lock, in one statement.
+
+        For the last write of a task whose work ended or is parked: the
+        lock needs no transaction of its own.  Afterwards the task is
+        shared, so nothing can change the node by mistake.
+        """
+        if self.shared:
+            self.node.save()
+            return
+        if not self.node.save(release=self.host):
+            LOG.warning('Node %s was not locked by %s when %s ended',
+                        self.node.uuid, self.host, self.purpose)
+        self.shared = True
 
     def release_resources(self):
         if not self.shared:

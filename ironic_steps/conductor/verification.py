@@ -23,4 +23,4 @@ def do_node_verify(task):
         task.process_event(states.EVENT_FAIL)
     else:
         task.process_event(states.EVENT_DONE)
-    node.save()
+    task.save_and_release()

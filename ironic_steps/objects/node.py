@@ -129,25 +129,34 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         db_node = self.dbapi.create_node(values)
         self._from_db_object(context or self._context, db_node, self)
 
-    def save(self, context=None):
+    def save(self, context=None, release=None):
         """Write the changed fields in one statement (one transaction).
 
         Fields the pinned release does not know are not written.
+
+        :param release: the tag of the lock the caller holds, to drop it
+            in the same statement (a task's last save).
+        :returns: whether ``release``'s lock was dropped.
         """
         changes = self.obj_get_changes()
         # Pinned to a release that lacks a field: its value is not saved,
         # so older services never find data they cannot represent.
         for field in self.fields_unknown_at(self.get_target_version()):
             changes.pop(field, None)
-        if not changes:
-            self.obj_reset_changes()
-            return
         if 'reservation' in changes:
             raise exception.Invalid(
                 'The reservation of node %s changes only through '
                 'reserve() and release()' % self.uuid)
-        self.updated_at = self.dbapi.update_node(self.id, changes)
+        released = False
+        if changes:
+            self.updated_at, released = self.dbapi.update_node(
+                self.id, changes, release=release)
+        elif release is not None:
+            released = self.release(context, release, self.id)
+        if released:
+            self.reservation = None
         self.obj_reset_changes()
+        return released
 
     def destroy(self, context=None):
         self.dbapi.destroy_node(self.id)

@@ -1,6 +1,10 @@
 """Deploying a node through the real conductor, runner and database."""
 
+import sqlalchemy as sa
+
+from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps import objects
 from tests import base
 
@@ -114,3 +118,58 @@ class DeployWithStepsTest(base.ConductorTestCase):
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
         node = self.wait_for_state(node, states.MANAGEABLE)
         self.assertIsNone(node.last_error)
+
+
+class HeartbeatTest(base.ConductorTestCase):
+
+    def test_a_heartbeat_for_a_busy_waiting_node_is_refused_as_locked(self):
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        objects.Node.reserve(self.context, 'someone-else', node.id)
+        exc = self.assertRaises(exception.NodeLocked, self.rpcapi.heartbeat,
+                                self.context, node.uuid)
+        self.assertIn('someone-else', str(exc))
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(states.DEPLOYWAIT, stored.provision_state)
+        self.assertEqual('someone-else', stored.reservation)
+
+    def test_a_heartbeat_for_a_busy_node_that_does_not_wait_is_ignored(self):
+        node = self.make_available()
+        objects.Node.reserve(self.context, 'someone-else', node.id)
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(states.AVAILABLE, stored.provision_state)
+        self.assertEqual('someone-else', stored.reservation)
+
+
+class TransactionCostTest(base.ConductorTestCase):
+    """One write per transition; locks ride along where they can."""
+
+    def node_writes(self):
+        writes = []
+
+        def record(conn, cursor, statement, parameters, context, many):
+            if statement.lstrip().upper().startswith(
+                    ('UPDATE NODES', 'INSERT INTO NODES', 'DELETE FROM NODES')):
+                writes.append(statement)
+
+        engine = sqlalchemy_api.get_engine()
+        sa.event.listen(engine, 'before_cursor_execute', record)
+        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
+                        record)
+        return writes
+
+    def test_a_deploy_writes_each_transition_once(self):
+        node = self.make_available()
+        writes = self.node_writes()
+        # Lock, enter deploying, record deploy.deploy and write_image,
+        # then wait call-back with the lock dropped in the same write.
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(5, len(writes), writes)
+        # Lock; leaving the wait rides with the next step's record; three
+        # steps; active with the lock dropped in the same write.
+        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual(10, len(writes), writes)

@@ -165,6 +165,18 @@ class TaskManagerTest(tests_base.TestCase):
         with pool.reserve():
             pass   # the worker was given back
 
+    def test_the_last_save_of_a_task_drops_the_lock_with_it(self):
+        with task_manager.acquire(self.context, self.node.uuid) as task:
+            task.node.extra = {'done': True}
+            task.save_and_release()
+            stored = self.stored()
+            self.assertIsNone(stored.reservation)
+            self.assertEqual({'done': True}, stored.extra)
+            # and the task can no longer change the node
+            self.assertRaises(exception.IronicStepsException,
+                              task.process_event, states.EVENT_MANAGE)
+        self.assertIsNone(self.stored().reservation)
+
     @ddt.data(MISSING_UUID, 'no-such-node', 424242)
     def test_acquiring_a_missing_node_raises_node_not_found(self, ident):
         for shared in (False, True):

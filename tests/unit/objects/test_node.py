@@ -163,6 +163,46 @@ class ReadWriteTest(base.TestCase):
         self.assertIsNone(stored.reservation)
         self.assertEqual({'rack': 4}, stored.extra)
 
+    def test_save_can_drop_the_lock_of_its_holder_in_the_same_write(self):
+        objects.Node.reserve(self.context, 'conductor-a', self.node.id)
+        self.node.extra = {'rack': 5}
+        self.assertTrue(self.node.save(release='conductor-a'))
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertIsNone(stored.reservation)
+        self.assertEqual({'rack': 5}, stored.extra)
+        self.assertIsNone(self.node.reservation)
+
+    def test_save_keeps_a_lock_held_by_someone_else(self):
+        objects.Node.reserve(self.context, 'conductor-b', self.node.id)
+        self.node.extra = {'rack': 6}
+        self.assertFalse(self.node.save(release='conductor-a'))
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertEqual('conductor-b', stored.reservation)
+        self.assertEqual({'rack': 6}, stored.extra)
+
+    def test_save_without_changes_still_drops_the_lock(self):
+        objects.Node.reserve(self.context, 'conductor-a', self.node.id)
+        self.assertTrue(self.node.save(release='conductor-a'))
+        self.assertIsNone(
+            objects.Node.get(self.context, self.node.uuid).reservation)
+
+    def test_reserving_a_locked_node_names_the_holder(self):
+        objects.Node.reserve(self.context, 'conductor-a', self.node.id)
+        exc = self.assertRaises(exception.NodeLocked, objects.Node.reserve,
+                                self.context, 'conductor-b', self.node.uuid)
+        self.assertIn('conductor-a', str(exc))
+        self.assertIn(self.node.uuid, str(exc))
+
+    def test_reserving_returns_the_node_as_stored_and_locked(self):
+        self.node.extra = {'rack': 7}
+        self.node.save()
+        locked = objects.Node.reserve(self.context, 'conductor-a',
+                                      self.node.uuid)
+        self.assertEqual('conductor-a', locked.reservation)
+        self.assertEqual({'rack': 7}, locked.extra)
+        self.assertEqual(self.node.id, locked.id)
+        self.assertEqual(set(), locked.obj_what_changed())
+
     def test_a_second_node_with_the_same_name_is_refused(self):
         exc = self.assertRaises(exception.DuplicateName, new_node,
                                 self.context, name='node-1')

@@ -116,8 +116,7 @@ class Service:
 
     def start(self):
         sqlalchemy_api.configure()
-        prepare_database(create_if_empty=(self.run_api and self.run_conductor
-                                          and CONF.rpc_transport == 'none'))
+        prepare_database(create_if_empty=self._embedded)
         if self.run_conductor:
             self._start_conductor()
         if self.run_api:
@@ -130,7 +129,10 @@ class Service:
                      ('conductor', self.run_conductor)) if on), CONF.host)
 
     def _start_conductor(self):
-        self.manager = manager.ConductorManager()
+        # The API's calls run on its thread here: a busy node is answered
+        # NodeLocked (409) at once rather than retried, as clients retry.
+        self.manager = manager.ConductorManager(
+            wait_for_locks=not self._embedded)
         self.manager.start(context.get_admin_context())
         if CONF.rpc_transport == 'none':
             rpcapi.set_local_manager(self.manager)
@@ -143,10 +145,20 @@ class Service:
         from ironic_steps.api import app   # Flask only where it is served
         self.server = wsgi.Server((CONF.api.host_ip, CONF.api.port),
                                   app.create_app(),
-                                  numthreads=CONF.api.api_workers)
+                                  numthreads=self._api_threads())
         self.server.prepare()
         threading.Thread(target=self.server.serve, name='api-server',
                          daemon=True).start()
+
+    def _api_threads(self):
+        # In-process conductor calls never wait for a lock (see
+        # _start_conductor), so one thread never leaves a request waiting.
+        return CONF.api.api_workers or (1 if self._embedded else 4)
+
+    @property
+    def _embedded(self):
+        return (self.run_api and self.run_conductor
+                and CONF.rpc_transport == 'none')
 
     @property
     def port(self):

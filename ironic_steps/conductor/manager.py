@@ -53,8 +53,13 @@ class ConductorManager:
     RPC_API_VERSION = '1.1'
     target = messaging.Target(version=RPC_API_VERSION)
 
-    def __init__(self, host=None):
+    def __init__(self, host=None, wait_for_locks=True):
+        """:param wait_for_locks: whether a call that finds its node locked
+            tries again (``[conductor] node_locked_retry_*``) before
+            answering NodeLocked, or answers at once.
+        """
         self.host = host or CONF.host
+        self._wait_for_locks = wait_for_locks
         self._dbapi = db_api.get_instance()
         self._workers = None
         self._periodic = None
@@ -165,6 +170,7 @@ class ConductorManager:
 
     def _acquire(self, context, node_id, **kwargs):
         """A task on ``node_id`` whose lock is tagged with this conductor."""
+        kwargs.setdefault('retry', self._wait_for_locks)
         return task_manager.acquire(context, node_id, host=self.host,
                                     **kwargs)
 

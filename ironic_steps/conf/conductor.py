@@ -11,8 +11,10 @@ opts = [
                     'workers" rather than queued.'),
     cfg.IntOpt('node_locked_retry_attempts',
                default=3, min=1,
-               help='How many times to try to lock a node that another '
-                    'operation holds before answering NodeLocked.'),
+               help='How many times a request tries to lock a node that '
+                    'another operation holds before answering NodeLocked. '
+                    'The all-in-one service tries once: its API thread '
+                    'never waits (see [api] api_workers).'),
     cfg.FloatOpt('node_locked_retry_interval',
                  default=1.0, min=0,
                  help='Seconds between attempts to lock a busy node.'),

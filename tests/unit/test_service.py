@@ -1,6 +1,9 @@
 """Starting a service: configuration and database checks come first."""
 
+import http.client
+import json
 import os
+import time
 
 import fixtures
 
@@ -8,6 +11,7 @@ from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps import objects
 from ironic_steps import service
 from tests import base
 
@@ -66,3 +70,52 @@ class PrepareDatabaseTest(base.TestCase):
                                 create_if_empty=True)
         self.assertIn('7b3e5d2a8f10', str(exc))
         self.assertEqual('2c1f0b4d9e01', migration.version())
+
+
+class AllInOneApiTest(base.TestCase):
+    """The all-in-one service's API: one thread, and no request waits."""
+
+    def start_service(self):
+        directory = self.useFixture(fixtures.TempDir()).path
+        self.config(state_path=directory)
+        self.config(host_ip='127.0.0.1', port=0, group='api')
+        self.config(connection='sqlite:///%s/aio.sqlite' % directory,
+                    group='database')
+        svc = service.Service()
+        svc.start()
+        self.addCleanup(svc.stop)
+        return svc
+
+    def request(self, svc, method, path, body=None):
+        connection = http.client.HTTPConnection('127.0.0.1', svc.port,
+                                                timeout=60)
+        self.addCleanup(connection.close)
+        connection.request(method, path, body=json.dumps(body),
+                           headers={'Content-Type': 'application/json',
+                                    'X-OpenStack-Ironic-API-Version': '1.44'})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read() or 'null')
+
+    def test_one_thread_serves_requests_unless_configured(self):
+        self.assertEqual(1, self.start_service().server.requests.min)
+
+    def test_the_configured_number_of_threads_is_used(self):
+        self.config(api_workers=3, group='api')
+        self.assertEqual(3, self.start_service().server.requests.min)
+
+    def test_a_locked_node_is_answered_409_at_once_not_retried(self):
+        # Given retries so slow that waiting for them would show
+        self.config(node_locked_retry_attempts=3,
+                    node_locked_retry_interval=30, group='conductor')
+        svc = self.start_service()
+        node = self.create_node()
+        objects.Node.reserve(self.context, 'another-task', node.id)
+        started = time.monotonic()
+        status, body = self.request(
+            svc, 'PUT', '/v1/nodes/%s/states/provision' % node.uuid,
+            {'target': 'manage'})
+        self.assertLess(time.monotonic() - started, 10)
+        self.assertEqual(409, status)
+        self.assertIn('another-task', body['error_message'])
+        self.assertEqual('enroll', objects.Node.get(
+            self.context, node.uuid).provision_state)

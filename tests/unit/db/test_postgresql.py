@@ -7,6 +7,7 @@ from ironic_steps.db import api as db_api
 from tests import base
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_node
 
 
 class MigrationsOnPostgreSQLTest(base.TestCase):
@@ -56,5 +57,17 @@ class LockingOnPostgreSQLTest(base.TestCase):
 
 class DeployOnPostgreSQLTest(test_deployments.DeployWithStepsTest):
     """Every deploy-flow test of the SQLite suite, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class NodeReadWriteOnPostgreSQLTest(test_node.ReadWriteTest):
+    """Reading, saving and locking nodes, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class TransactionCostOnPostgreSQLTest(test_deployments.TransactionCostTest):
+    """One write per transition on PostgreSQL too (UPDATE ... RETURNING)."""
 
     database = base.PostgreSQLDatabase

@@ -53,3 +53,36 @@ class SQLiteTuningTest(base.TestCase):
         with sqlalchemy_api.get_engine().connect() as connection:
             self.assertEqual(1, connection.execute(
                 sa.text('SELECT count(*) FROM nodes')).scalar())
+
+    def statements_of(self, call):
+        seen = []
+
+        def record(conn, cursor, statement, parameters, context, many):
+            seen.append(statement.split()[0].upper())
+
+        engine = sqlalchemy_api.get_engine()
+        sa.event.listen(engine, 'before_cursor_execute', record)
+        try:
+            call()
+        finally:
+            sa.event.remove(engine, 'before_cursor_execute', record)
+        return seen
+
+    def test_lone_node_reads_and_writes_run_without_begin(self):
+        # Each is one statement, atomic on its own: a BEGIN and a COMMIT
+        # around it would only be two more calls into SQLite.
+        node = self.create_node()
+        self.assertEqual(['SELECT'], self.statements_of(
+            lambda: objects.Node.get(self.context, node.uuid)))
+        self.assertEqual(['UPDATE'], self.statements_of(
+            lambda: objects.Node.reserve(self.context, 'c-1', node.id)))
+        node.extra = {'rack': 1}
+        self.assertEqual(['UPDATE'], self.statements_of(
+            lambda: node.save(release='c-1')))
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual({'rack': 1}, stored.extra)
+        self.assertIsNone(stored.reservation)
+
+    def test_a_node_creation_is_still_one_transaction(self):
+        self.assertEqual(['BEGIN', 'INSERT', 'SELECT'],
+                         self.statements_of(self.create_node))

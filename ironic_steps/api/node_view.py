@@ -1,15 +1,17 @@
 """What a node looks like in the API, at each microversion.
 
 Owns the node's public fields, the microversion each appeared in, the
-subset a plain list shows, and turning a :class:`objects.Node` into a JSON
-body (empty dicts for unset dict fields, ISO 8601 times, secrets masked).
-Which fields a request may *write* is :mod:`node_schema`'s business.
+subset a plain list shows, and turning a :class:`objects.Node` (or a row of
+its fields, see :meth:`objects.Node.list_fields`) into a JSON body (empty
+dicts for unset dict fields, ISO 8601 times, secrets masked).  Which
+fields a request may *write* is :mod:`node_schema`'s business.
 
 A field below its version does not exist: it is absent from bodies, and
 naming it (``?fields=``, a create body, a PATCH path) is answered 406 as
 Ironic does.
 """
 
+import datetime
 import functools
 
 from ironic_steps.api import errors
@@ -103,11 +105,14 @@ def parse_fields(value, version):
 
 
 def value(node, field):
-    """One field of ``node`` as the API shows it."""
+    """One field of ``node`` (a Node or a row) as the API shows it."""
     raw = getattr(node, field)
     if raw is None:
         return {} if field in _DICT_FIELDS else None
     if field in _TIME_FIELDS:
+        # Rows hold times as stored, naive UTC; Nodes hold aware ones.
+        if raw.tzinfo is None:
+            raw = raw.replace(tzinfo=datetime.timezone.utc)
         return raw.isoformat()
     if field in _MASKED_FIELDS:
         return masking.mask(raw)

@@ -1,10 +1,10 @@
 """/v1/nodes: create, list, show, update and delete nodes.
 
 Reads go to the database through :class:`objects.Node` (one query for a
-node, one for a page of nodes); every change goes through the conductor
-(``flask.g.rpcapi``, a :class:`rpcapi.ConductorAPI`), which owns node
-locks and checks states; conductor calls take the node's UUID, which
-routes them.
+node, one for a page of nodes, reading only the columns the page shows);
+every change goes through the conductor (``flask.g.rpcapi``, a
+:class:`rpcapi.ConductorAPI`), which owns node locks and checks states;
+conductor calls take the node's UUID, which routes them.
 Provision state changes live in :mod:`node_states`.
 """
 
@@ -96,8 +96,8 @@ def _list(detail_path):
     page = pagination.parse(args)
     if page.sort_key in node_view.FIELDS:
         node_view.check_fields([page.sort_key], version)
-    nodes = objects.Node.list(
-        context, filters=filters, limit=page.limit,
+    nodes = objects.Node.list_fields(
+        context, fields + ('uuid',), filters=filters, limit=page.limit,
         marker=_marker_node(context, page), sort_key=page.sort_key,
         sort_dir=page.sort_dir)
     base = responses.public_url()

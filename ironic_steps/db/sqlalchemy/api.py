@@ -141,8 +141,8 @@ def _after_marker(column, value, marker_id, sort_dir):
 class _NodeQueries:
     """Queries on nodes.
 
-    A node comes back as a read-only mapping of column name to value (a
-    SQLAlchemy ``RowMapping``); the objects layer turns it into a Node.
+    A node comes back as a read-only row whose attributes are its columns
+    (a SQLAlchemy ``Row``); the objects layer turns it into a Node.
     """
 
     def create_node(self, values):
@@ -153,7 +153,7 @@ class _NodeQueries:
                 connection.execute(sa.insert(_NODES).values(**values))
                 return connection.execute(
                     _NODE_BY['uuid'], {'ident': values['uuid']}
-                ).mappings().one()
+                ).one()
         except db_exc.DBDuplicateEntry as exc:
             if 'name' in (exc.columns or []):
                 raise exception.DuplicateName(name=values.get('name')) from exc
@@ -162,7 +162,7 @@ class _NodeQueries:
     def _get_node(self, key, ident):
         with _read_one() as connection:
             node = connection.execute(
-                _NODE_BY[key], {'ident': ident}).mappings().one_or_none()
+                _NODE_BY[key], {'ident': ident}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=ident)
         return node
@@ -183,8 +183,8 @@ class _NodeQueries:
         :param filters: column -> value equality filters, plus
             ``provisioned_before``: a datetime provision_updated_at must
             be earlier than.
-        :param marker: the node (a mapping or object) the previous page
-            ended with; ties on the sort key are broken by id.
+        :param marker: the node (a row or object) the previous page ended
+            with; ties on the sort key are broken by id.
         :param columns: the column names each row needs (``id`` and the
             sort key are always there); default every column.  A list
             polled for a few fields is then a fraction of the work.
@@ -215,7 +215,7 @@ class _NodeQueries:
         order = sa.desc if sort_dir == 'desc' else sa.asc
         if marker is not None:
             query = query.where(_after_marker(
-                column, marker[sort_key], marker['id'], sort_dir))
+                column, getattr(marker, sort_key), marker.id, sort_dir))
         # NULLs last in both directions, on every database, as
         # _after_marker assumes.
         query = query.order_by(column.is_(None), order(column),
@@ -223,7 +223,7 @@ class _NodeQueries:
         if limit:
             query = query.limit(limit)
         with _read_one() as connection:
-            return connection.execute(query).mappings().all()
+            return connection.execute(query).all()
 
     def count_nodes_by_state(self):
         """{provision_state: number of nodes}, in one query."""
@@ -290,7 +290,7 @@ class _NodeQueries:
         with _write_one() as connection:
             if connection.dialect.update_returning:
                 node = connection.execute(
-                    take.returning(*_NODES.c)).mappings().one_or_none()
+                    take.returning(*_NODES.c)).one_or_none()
                 taken = node is not None
             else:
                 taken = connection.execute(take).rowcount == 1
@@ -298,12 +298,11 @@ class _NodeQueries:
         if node is None:
             with _read_one() as connection:
                 node = connection.execute(
-                    _NODE_BY[key], {'ident': node_id}).mappings().one_or_none()
+                    _NODE_BY[key], {'ident': node_id}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=node_id)
         if not taken:
-            raise exception.NodeLocked(node=node['uuid'],
-                                       host=node['reservation'])
+            raise exception.NodeLocked(node=node.uuid, host=node.reservation)
         return node
 
     def release_node(self, tag, node_id):

@@ -32,6 +32,20 @@ class ListNodesTest(base.ApiTestCase):
         node = self.get('/v1/nodes/detail').get_json()['nodes'][0]
         self.assertEqual(set(node_view.FIELDS) | {'links'}, set(node))
 
+    def test_a_listed_node_reads_exactly_as_the_node_shown_alone(self):
+        # Lists are built from rows, a shown node from a Node object.
+        node = self.create_node(name='node-1', driver_info={
+            'ipmi_password': 'secret', 'ipmi_address': '10.0.0.9'},
+            extra={'rack': 4})
+        node.maintenance_reason = 'checking'
+        node.save()
+        listed = self.get('/v1/nodes/detail').get_json()['nodes'][0]
+        shown = self.get('/v1/nodes/node-1').get_json()
+        self.assertEqual(shown, listed)
+        self.assertEqual('******', listed['driver_info']['ipmi_password'])
+        self.assertTrue(listed['updated_at'].endswith('+00:00'))
+        self.assertTrue(listed['created_at'].endswith('+00:00'))
+
     def test_detail_can_be_asked_as_a_parameter_from_1_43(self):
         self.create_node(name='node-1')
         node = self.get('/v1/nodes?detail=true').get_json()['nodes'][0]

@@ -109,7 +109,7 @@ class ReadWriteTest(base.TestCase):
         db_node = dbapi.get_instance().get_node_by_uuid(node.uuid)
         coerced = objects.Node(self.context)
         for field in objects.Node.fields:
-            setattr(coerced, field, db_node[field])
+            setattr(coerced, field, getattr(db_node, field))
         coerced.obj_reset_changes()
         self.assertEqual(coerced.obj_to_primitive(), loaded.obj_to_primitive())
         self.assertEqual(set(), loaded.obj_what_changed())
@@ -276,6 +276,14 @@ class ListTest(base.TestCase):
                                 sort_key='extra')
         self.assertIn('Cannot sort on extra', str(exc))
         self.assertIn('provision_state', str(exc))
+
+    def test_list_fields_reads_only_the_fields_asked_for(self):
+        rows = objects.Node.list_fields(
+            self.context, ('uuid', 'provision_state'), sort_key='name')
+        self.assertEqual({'id', 'name', 'uuid', 'provision_state'},
+                         set(rows[0]._fields))
+        self.assertEqual([node.uuid for node in objects.Node.list(
+            self.context, sort_key='name')], [row.uuid for row in rows])
 
     def test_sort_and_limit(self):
         named = objects.Node.list(self.context, sort_key='name',

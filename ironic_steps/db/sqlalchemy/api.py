@@ -116,6 +116,37 @@ _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
 _NODE_BY = {key: sa.select(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
 _UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
+_TAKE_LOCK = {key: sa.update(_NODES).where(
+    _NODES.c[key] == sa.bindparam('ident'), _NODES.c.reservation.is_(None)
+).values(reservation=sa.bindparam('holder'), **_KEEP_UPDATED_AT)
+    for key in ('id', 'uuid')}
+_TAKE_LOCK_RETURNING = {key: statement.returning(*_NODES.c)
+                        for key, statement in _TAKE_LOCK.items()}
+_DROP_LOCK = sa.update(_NODES).where(
+    _NODES.c.id == sa.bindparam('node_id'),
+    _NODES.c.reservation == sa.bindparam('holder')
+).values(reservation=None, **_KEEP_UPDATED_AT)
+# Node UPDATEs by the set of columns they write (and whether they drop a
+# lock): a handful of shapes, each built once, costs half as much as a new
+# statement per call.  Bounded, in case callers write ever new sets.
+_UPDATES = {}
+_MAX_UPDATE_SHAPES = 256
+
+
+def _update_statement(columns, release):
+    key = (columns, release)
+    statement = _UPDATES.get(key)
+    if statement is None:
+        statement = _UPDATE_NODE.values({
+            column: sa.bindparam('set_' + column, type_=_NODES.c[column].type)
+            for column in columns})
+        if release:
+            statement = statement.where(
+                _NODES.c.reservation == sa.bindparam('holder')).values(
+                    reservation=None)
+        if len(_UPDATES) < _MAX_UPDATE_SHAPES:
+            _UPDATES[key] = statement
+    return statement
 
 
 def _key_column(node_id):
@@ -244,18 +275,20 @@ class _NodeQueries:
         """
         values = dict(values)
         values['updated_at'] = timeutils.utcnow()
+        columns = frozenset(values)
+        params = {'set_' + column: value for column, value in values.items()}
+        params['node_id'] = node_id
         released = False
         try:
             if release is not None:
                 with _write_one() as connection:
                     released = connection.execute(
-                        _UPDATE_NODE.where(_NODES.c.reservation == release)
-                        .values(reservation=None, **values),
-                        {'node_id': node_id}).rowcount == 1
+                        _update_statement(columns, release=True),
+                        dict(params, holder=release)).rowcount == 1
             if not released:
                 with _write_one() as connection:
                     result = connection.execute(
-                        _UPDATE_NODE.values(**values), {'node_id': node_id})
+                        _update_statement(columns, release=False), params)
                 if result.rowcount != 1:
                     raise exception.NodeNotFound(node=node_id)
         except db_exc.DBDuplicateEntry as exc:
@@ -283,17 +316,15 @@ class _NodeQueries:
         :raises NodeNotFound:
         """
         key = _key_column(node_id)
-        take = (sa.update(_NODES)
-                .where(_NODES.c[key] == node_id,
-                       _NODES.c.reservation.is_(None))
-                .values(reservation=tag, **_KEEP_UPDATED_AT))
+        params = {'ident': node_id, 'holder': tag}
         with _write_one() as connection:
             if connection.dialect.update_returning:
-                node = connection.execute(
-                    take.returning(*_NODES.c)).one_or_none()
+                node = connection.execute(_TAKE_LOCK_RETURNING[key],
+                                          params).one_or_none()
                 taken = node is not None
             else:
-                taken = connection.execute(take).rowcount == 1
+                taken = connection.execute(_TAKE_LOCK[key],
+                                           params).rowcount == 1
                 node = None
         if node is None:
             with _read_one() as connection:
@@ -309,9 +340,7 @@ class _NodeQueries:
         """Drop ``tag``'s lock on a node; False if it did not hold it."""
         with _write_one() as connection:
             result = connection.execute(
-                sa.update(_NODES)
-                .where(_NODES.c.id == node_id, _NODES.c.reservation == tag)
-                .values(reservation=None, **_KEEP_UPDATED_AT))
+                _DROP_LOCK, {'node_id': node_id, 'holder': tag})
         return result.rowcount == 1
 
     def release_all_reservations(self, tag):

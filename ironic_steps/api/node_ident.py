@@ -23,10 +23,19 @@ def check(ident):
 
 
 def get_node(context, ident):
-    """The node called ``ident``, in one query.
+    """The node called ``ident``, in one query, as a Node to change.
 
     :raises NodeNotFound:
     """
     if uuidutils.is_uuid_like(ident):
         return objects.Node.get_by_uuid(context, ident)
     return objects.Node.get(context, check(ident))
+
+
+def get_row(context, ident):
+    """The node called ``ident``, in one query, as a row to read.
+
+    :raises NodeNotFound:
+    """
+    return objects.Node.get_row(
+        context, ident if uuidutils.is_uuid_like(ident) else check(ident))

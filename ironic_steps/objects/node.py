@@ -87,13 +87,21 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     @classmethod
     def get(cls, context, ident):
         """Find a node by UUID, name or database id."""
+        return cls._from_db_object(context, cls.get_row(context, ident))
+
+    @classmethod
+    def get_row(cls, context, ident):
+        """Like :meth:`get`, but the stored node as a read-only row.
+
+        Its attributes are the fields, as stored (times naive UTC).  For
+        showing a node, where building a Node would cost more than
+        reading it.
+        """
         if strutils.is_int_like(ident):
-            db_node = cls.dbapi.get_node_by_id(int(ident))
-        elif uuidutils.is_uuid_like(ident):
-            db_node = cls.dbapi.get_node_by_uuid(ident)
-        else:
-            db_node = cls.dbapi.get_node_by_name(ident)
-        return cls._from_db_object(context, db_node)
+            return cls.dbapi.get_node_by_id(int(ident))
+        if uuidutils.is_uuid_like(ident):
+            return cls.dbapi.get_node_by_uuid(ident)
+        return cls.dbapi.get_node_by_name(ident)
 
     @classmethod
     def get_by_uuid(cls, context, uuid):

@@ -46,7 +46,7 @@ def heartbeat(ident):
             feature='agent_version in a heartbeat',
             needed=versions.to_string(_AGENT_VERSION_VERSION),
             version=versions.to_string(version))
-    node = node_ident.get_node(flask.g.context, ident)
+    node = node_ident.get_row(flask.g.context, ident)
     flask.g.rpcapi.heartbeat(flask.g.context, node.uuid,
                              callback_url=callback_url,
                              agent_version=agent_version)

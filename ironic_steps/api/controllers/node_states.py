@@ -39,7 +39,7 @@ _ACTIONS = {
 def show(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:get', context)
-    node = node_ident.get_node(context, ident)
+    node = node_ident.get_row(context, ident)
     return responses.json_response(node_view.states(node))
 
 
@@ -57,7 +57,7 @@ def set_provision_state(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:set_provision_state', context)
     target = _target(body.json_object(('target',)))
-    node = node_ident.get_node(context, ident)
+    node = node_ident.get_row(context, ident)
     event, method, kwargs = _ACTIONS[target]
     state_machine.next_state(node.provision_state, event, node=node.uuid)
     getattr(flask.g.rpcapi, method)(context, node.uuid, **kwargs)

@@ -128,7 +128,7 @@ def show(ident):
     fields = (node_view.parse_fields(flask.request.args.get('fields'),
                                      version)
               or node_view.visible_fields(version))
-    node = node_ident.get_node(context, ident)
+    node = node_ident.get_row(context, ident)
     return responses.json_response(node_view.to_dict(node, fields))
 
 
@@ -174,6 +174,6 @@ def update(ident):
 def delete(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:delete', context)
-    node = node_ident.get_node(context, ident)
+    node = node_ident.get_row(context, ident)
     flask.g.rpcapi.destroy_node(context, node.uuid)
     return responses.empty(204)

@@ -33,15 +33,19 @@ class ListNodesTest(base.ApiTestCase):
         self.assertEqual(set(node_view.FIELDS) | {'links'}, set(node))
 
     def test_a_listed_node_reads_exactly_as_the_node_shown_alone(self):
-        # Lists are built from rows, a shown node from a Node object.
+        # Reads are built from rows, the answer to a change from a Node.
         node = self.create_node(name='node-1', driver_info={
             'ipmi_password': 'secret', 'ipmi_address': '10.0.0.9'},
             extra={'rack': 4})
         node.maintenance_reason = 'checking'
         node.save()
+        patched = self.patch('/v1/nodes/node-1', json=[
+            {'op': 'add', 'path': '/extra/row', 'value': 5}]).get_json()
         listed = self.get('/v1/nodes/detail').get_json()['nodes'][0]
         shown = self.get('/v1/nodes/node-1').get_json()
         self.assertEqual(shown, listed)
+        self.assertEqual(shown, patched)
+        self.assertEqual({'rack': 4, 'row': 5}, shown['extra'])
         self.assertEqual('******', listed['driver_info']['ipmi_password'])
         self.assertTrue(listed['updated_at'].endswith('+00:00'))
         self.assertTrue(listed['created_at'].endswith('+00:00'))

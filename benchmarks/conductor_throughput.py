@@ -6,9 +6,9 @@ What it measures, for each node count N:
   ``do_node_deploy`` to the last node resting ``active``);
 * how often ``do_node_deploy`` was refused with NoFreeConductorWorker (the
   submitter retries, as a client would);
-* SQL statements and commits per node and per step during the deploy phase:
-  the design says one transaction per transition and nothing per step that
-  grows with the number of nodes, so these must stay flat as N grows;
+* SQL statements and writes per node and per step during the deploy phase:
+  the design says one write per transition and nothing per step that grows
+  with the number of nodes, so these must stay flat as N grows;
 * deploys that failed (the run goes on; one error is shown);
 * peak memory: ``ru_maxrss`` of the process (each run gets a fresh process)
   and, with ``--tracemalloc``, the peak of Python allocations while
@@ -160,22 +160,23 @@ def register_bench_driver(deploy_cls):
 # --- measuring ---------------------------------------------------------------
 
 class StatementCounter:
-    """Counts SQL statements, transactions and commits while active.
+    """Counts SQL statements, writes and explicit transactions while active.
 
-    oslo.db opens each SQLite transaction with an explicit ``BEGIN``: those
-    are counted as transactions, not as statements.  Read-only transactions
-    end in a rollback, so ``commits`` counts the writing ones.
+    oslo.db wraps a multi-statement SQLite transaction in an explicit
+    ``BEGIN``: those are counted as transactions, not as statements.  Lone
+    statements (node reads, locks, transitions) run without one.
     """
+
+    _WRITES = ('INSERT', 'UPDATE', 'DELETE')
 
     def __init__(self):
         self.statements = 0
+        self.writes = 0
         self.transactions = 0
-        self.commits = 0
         self.active = False
         self._lock = threading.Lock()
         sa.event.listen(sa.engine.Engine, 'before_cursor_execute',
                         self._on_statement)
-        sa.event.listen(sa.engine.Engine, 'commit', self._on_commit)
 
     def _on_statement(self, conn, cursor, statement, *args):
         if self.active:
@@ -184,11 +185,8 @@ class StatementCounter:
                     self.transactions += 1
                 else:
                     self.statements += 1
-
-    def _on_commit(self, *args):
-        if self.active:
-            with self._lock:
-                self.commits += 1
+                    if statement.lstrip().upper().startswith(self._WRITES):
+                        self.writes += 1
 
 
 class ThreadProfiles:
@@ -403,10 +401,10 @@ def run_one(settings):
         'step_transitions_per_s': round(transitions / deploy_s, 1),
         'statements_per_node': round(counter.statements / settings.nodes, 2),
         'statements_per_step': round(counter.statements / transitions, 2),
+        'writes_per_node': round(counter.writes / settings.nodes, 2),
+        'writes_per_step': round(counter.writes / transitions, 2),
         'transactions_per_node': round(
             counter.transactions / settings.nodes, 2),
-        'commits_per_node': round(counter.commits / settings.nodes, 2),
-        'commits_per_step': round(counter.commits / transitions, 2),
         # Linux reports ru_maxrss in KiB.
         'max_rss_mib': round(resource.getrusage(
             resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -431,12 +429,12 @@ COLUMNS = (('variant', '%-7s'), ('nodes', '%6d'), ('steps_per_node', '%5d'),
            ('refused', '%8d'), ('failed', '%6d'),
            ('statements_per_node', '%9.1f'),
            ('statements_per_step', '%9.2f'),
-           ('transactions_per_node', '%8.1f'), ('commits_per_node', '%8.1f'),
-           ('commits_per_step', '%8.2f'), ('cpu_cores', '%4.2f'),
+           ('writes_per_node', '%8.1f'), ('writes_per_step', '%8.2f'),
+           ('transactions_per_node', '%9.1f'), ('cpu_cores', '%4.2f'),
            ('max_rss_mib', '%8.1f'))
 HEADERS = ('variant', 'nodes', 'steps', 'setup s', 'deploy s', 'nodes/s',
-           'steps/s', 'refused', 'failed', 'stmt/node', 'stmt/step', 'txn/node',
-           'cmt/node', 'cmt/step', 'cpu', 'rss MiB')
+           'steps/s', 'refused', 'failed', 'stmt/node', 'stmt/step',
+           'wr/node', 'wr/step', 'begin/node', 'cpu', 'rss MiB')
 
 
 def format_table(results):

@@ -16,6 +16,7 @@ a flow stopped by a crash instead is failed cleanly by the next start (see
 ConductorManager._recover).
 """
 
+import ipaddress
 import os
 import signal
 import threading
@@ -98,6 +99,23 @@ def prepare_database(create_if_empty):
                                                      ', '.join(pending)))
 
 
+def default_api_threads(embedded, host_ip):
+    """Threads of the API server when ``[api] api_workers`` is not set.
+
+    One for the all-in-one service on a loopback address: its in-process
+    conductor calls never wait for a lock (see Service._start_conductor),
+    and its clients are this machine's.  Four otherwise: a separate API
+    waits for conductors over the bus, and on a network a client that
+    sends its request slowly must not hold every request back.
+    """
+    try:
+        loopback = (host_ip == 'localhost'
+                    or ipaddress.ip_address(host_ip).is_loopback)
+    except ValueError:
+        loopback = False
+    return 1 if embedded and loopback else 4
+
+
 class Service:
     """The parts of ironic-steps this process runs, started in order.
 
@@ -151,9 +169,8 @@ class Service:
                          daemon=True).start()
 
     def _api_threads(self):
-        # In-process conductor calls never wait for a lock (see
-        # _start_conductor), so one thread never leaves a request waiting.
-        return CONF.api.api_workers or (1 if self._embedded else 4)
+        return CONF.api.api_workers or default_api_threads(
+            self._embedded, CONF.api.host_ip)
 
     @property
     def _embedded(self):

@@ -25,16 +25,20 @@ opts = [
     cfg.IntOpt('api_workers',
                min=1,
                help='Threads of the built-in WSGI server. Default: 1 in the '
-                    'all-in-one service, 4 in ironic-steps-api. Requests '
-                    'are CPU-bound in one interpreter, where more threads '
-                    'mostly contend for the GIL: on 2 cores one thread '
-                    'answered about 1,400 node GETs a second, four about '
-                    '1,000. The all-in-one service never lets a request '
-                    'wait (a call that finds its node locked answers 409 '
-                    'at once, and clients retry), so one thread serves '
-                    'everyone; ironic-steps-api waits for conductors over '
-                    'the message bus, and more threads serve other '
-                    'requests meanwhile.'),
+                    'all-in-one service listening on a loopback address, '
+                    'else 4. Requests are CPU-bound in one interpreter, '
+                    'where more threads mostly contend for the GIL: on 2 '
+                    'cores one thread answered about 1,400 node GETs a '
+                    'second, four about 1,000. The all-in-one service never '
+                    'lets a request wait (a call that finds its node locked '
+                    'answers 409 at once, and clients retry), so one thread '
+                    'serves everyone. But a thread serves one connection at '
+                    'a time, and a client that sends its request very '
+                    'slowly holds it for up to 10 seconds: where clients '
+                    'are not all trusted, several threads keep the API '
+                    'answering. ironic-steps-api waits for conductors over '
+                    'the message bus, and more threads serve other requests '
+                    'meanwhile.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1,
                help='Most items one collection request returns; larger '

@@ -5,6 +5,7 @@ import json
 import os
 import time
 
+import ddt
 import fixtures
 
 from ironic_steps.common import exception
@@ -119,3 +120,17 @@ class AllInOneApiTest(base.TestCase):
         self.assertIn('another-task', body['error_message'])
         self.assertEqual('enroll', objects.Node.get(
             self.context, node.uuid).provision_state)
+
+
+@ddt.ddt
+class DefaultApiThreadsTest(base.TestCase):
+
+    @ddt.data(('127.0.0.1', 1), ('::1', 1), ('localhost', 1),
+              ('0.0.0.0', 4), ('192.0.2.10', 4), ('bm.example.com', 4))
+    @ddt.unpack
+    def test_one_thread_only_for_the_all_in_one_on_loopback(
+            self, host, threads):
+        self.assertEqual(threads, service.default_api_threads(True, host))
+
+    def test_a_separate_api_has_several_threads_even_on_loopback(self):
+        self.assertEqual(4, service.default_api_threads(False, '127.0.0.1'))

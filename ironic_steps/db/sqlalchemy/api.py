@@ -1,9 +1,11 @@
 """SQLAlchemy implementation of the database API.
 
-Each public method is one transaction.  Writes are single statements where
-they can be (an UPDATE by primary key for a node transition), so that a step
-transition costs one round trip whatever the number of nodes, and so that
-SQLite never has to upgrade a read lock to a write lock under load.
+Each public method is one transaction.  Most are a single statement (an
+UPDATE by primary key for a node transition), run through
+:func:`_read_one` / :func:`_write_one`, so that a step transition costs one
+round trip whatever the number of nodes and SQLite never has to upgrade a
+read lock to a write lock under load; the few that need two statements to
+agree use :func:`_writer`'s transaction.
 """
 
 import contextlib
@@ -70,11 +72,6 @@ def _writer():
     with sqlite.write_lock(get_engine()), _get_facade().writer.connection.using(
             _LOCAL) as connection:
         yield connection
-
-
-def _reader():
-    get_engine()
-    return _get_facade().reader.connection.using(_LOCAL)
 
 
 @contextlib.contextmanager
@@ -381,7 +378,7 @@ class _ConductorQueries:
                 .values(online=True, updated_at=timeutils.utcnow()))
 
     def unregister_conductor(self, hostname):
-        with _writer() as connection:
+        with _write_one() as connection:
             connection.execute(
                 sa.update(_CONDUCTORS)
                 .where(_CONDUCTORS.c.hostname == hostname)
@@ -393,7 +390,7 @@ class _ConductorQueries:
         Only conductors still holding node locks matter to the caller, so
         only those are returned.
         """
-        with _reader() as connection:
+        with _read_one() as connection:
             return sorted(connection.execute(
                 sa.select(_CONDUCTORS.c.hostname).where(
                     sa.or_(_CONDUCTORS.c.online.is_(False),

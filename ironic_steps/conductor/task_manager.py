@@ -129,8 +129,10 @@ class TaskManager:
         shared, so nothing can change the node by mistake.
         """
         if self.shared:
-            self.node.save()
-            return
+            # Saving without the lock could overwrite whoever holds it now.
+            raise exception.IronicStepsException(
+                'Task for %s on node %s holds no lock to save with' % (
+                    self.purpose, self.node.uuid))
         if not self.node.save(release=self.host):
             LOG.warning('Node %s was not locked by %s when %s ended',
                         self.node.uuid, self.host, self.purpose)

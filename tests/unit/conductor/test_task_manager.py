@@ -177,6 +177,19 @@ class TaskManagerTest(tests_base.TestCase):
                               task.process_event, states.EVENT_MANAGE)
         self.assertIsNone(self.stored().reservation)
 
+    def test_a_task_without_the_lock_cannot_save_with_release(self):
+        # Given a task whose lock went with its last save, and a new holder
+        with task_manager.acquire(self.context, self.node.uuid) as task:
+            task.save_and_release()
+            objects.Node.reserve(self.context, 'next-holder', self.node.id)
+            # When it tries to save again, nothing is written
+            task.node.extra = {'late': True}
+            self.assertRaises(exception.IronicStepsException,
+                              task.save_and_release)
+        stored = self.stored()
+        self.assertEqual('next-holder', stored.reservation)
+        self.assertIsNone(stored.extra)
+
     @ddt.data(MISSING_UUID, 'no-such-node', 424242)
     def test_acquiring_a_missing_node_raises_node_not_found(self, ident):
         for shared in (False, True):

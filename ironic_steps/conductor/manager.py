@@ -286,7 +286,7 @@ class ConductorManager:
                 task = self._acquire(context, node_id, retry=False,
                                      purpose='heartbeat')
             except exception.NodeLocked:
-                if objects.Node.get(context, node_id).provision_state in (
+                if objects.Node.get_row(context, node_id).provision_state in (
                         states.WAIT_STATES):
                     raise
                 LOG.debug('Heartbeat from busy node %s: nothing to resume',

@@ -43,7 +43,7 @@ def _stage(node_uuid, step_index):
     """Where the deploy stands relative to the step that waits for us."""
     from ironic_steps.common import context
     from ironic_steps import objects
-    node = objects.Node.get_by_uuid(context.get_admin_context(), node_uuid)
+    node = objects.Node.get_row(context.get_admin_context(), node_uuid)
     if ((node.driver_internal_info or {}).get('deploy_step_index')
             != step_index or node.provision_state not in (
                 states.DEPLOYING, states.DEPLOYWAIT)):

@@ -18,6 +18,7 @@ import fixtures
 import oslo_messaging as messaging
 from oslo_config import fixture as config_fixture
 from oslotest import base as oslotest_base
+import sqlalchemy as sa
 
 from ironic_steps.common import context
 from ironic_steps.common import rpc
@@ -73,6 +74,30 @@ class PostgreSQLDatabase(fixtures.Fixture):
         sqlalchemy_api.configure(connection=self.url)
         self.addCleanup(sqlalchemy_api.configure)
         migration.upgrade()
+
+
+class SQLStatements(fixtures.Fixture):
+    """Records the SQL statements the database API runs while in use."""
+
+    _NODE_WRITES = ('UPDATE NODES', 'INSERT INTO NODES', 'DELETE FROM NODES')
+
+    def _setUp(self):
+        self.statements = []
+        engine = sqlalchemy_api.get_engine()
+        sa.event.listen(engine, 'before_cursor_execute', self._record)
+        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
+                        self._record)
+
+    def _record(self, conn, cursor, statement, *args):
+        self.statements.append(statement.strip())
+
+    def verbs(self):
+        """The first word of each statement: ['BEGIN', 'INSERT', ...]."""
+        return [statement.split()[0].upper() for statement in self.statements]
+
+    def node_writes(self):
+        return [statement for statement in self.statements
+                if statement.upper().startswith(self._NODE_WRITES)]
 
 
 class TestCase(oslotest_base.BaseTestCase):

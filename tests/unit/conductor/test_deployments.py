@@ -1,10 +1,7 @@
 """Deploying a node through the real conductor, runner and database."""
 
-import sqlalchemy as sa
-
 from ironic_steps.common import exception
 from ironic_steps.common import states
-from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps import objects
 from tests import base
 
@@ -146,30 +143,18 @@ class HeartbeatTest(base.ConductorTestCase):
 class TransactionCostTest(base.ConductorTestCase):
     """One write per transition; locks ride along where they can."""
 
-    def node_writes(self):
-        writes = []
-
-        def record(conn, cursor, statement, parameters, context, many):
-            if statement.lstrip().upper().startswith(
-                    ('UPDATE NODES', 'INSERT INTO NODES', 'DELETE FROM NODES')):
-                writes.append(statement)
-
-        engine = sqlalchemy_api.get_engine()
-        sa.event.listen(engine, 'before_cursor_execute', record)
-        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
-                        record)
-        return writes
-
     def test_a_deploy_writes_each_transition_once(self):
         node = self.make_available()
-        writes = self.node_writes()
+        recorded = self.useFixture(base.SQLStatements())
         # Lock, enter deploying, record deploy.deploy and write_image,
         # then wait call-back with the lock dropped in the same write.
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
+        writes = recorded.node_writes()
         self.assertEqual(5, len(writes), writes)
         # Lock; leaving the wait rides with the next step's record; three
         # steps; active with the lock dropped in the same write.
         self.rpcapi.heartbeat(self.context, node.uuid)
         self.wait_for_state(node, states.ACTIVE)
+        writes = recorded.node_writes()
         self.assertEqual(10, len(writes), writes)

@@ -55,18 +55,9 @@ class SQLiteTuningTest(base.TestCase):
                 sa.text('SELECT count(*) FROM nodes')).scalar())
 
     def statements_of(self, call):
-        seen = []
-
-        def record(conn, cursor, statement, parameters, context, many):
-            seen.append(statement.split()[0].upper())
-
-        engine = sqlalchemy_api.get_engine()
-        sa.event.listen(engine, 'before_cursor_execute', record)
-        try:
+        with base.SQLStatements() as recorded:
             call()
-        finally:
-            sa.event.remove(engine, 'before_cursor_execute', record)
-        return seen
+        return recorded.verbs()
 
     def test_lone_node_reads_and_writes_run_without_begin(self):
         # Each is one statement, atomic on its own: a BEGIN and a COMMIT

@@ -10,8 +10,9 @@ the figures being compared come from one invocation on one machine:
 * ``ironic-steps``: this project's all-in-one service
   (``.venv/bin/ironic-steps --config-file FILE``), on a fresh SQLite file
   in a temporary state directory, listening on 127.0.0.1 and a free port,
-  with ``[fake] agent_delay = 0``, ``step_delay = 0`` and ``[conductor]
-  workers_pool_size`` = ``--workers-pool-size``;
+  with ``[fake] agent_delay = 0``, ``step_delay = 0`` and, only if
+  ``--workers-pool-size`` is given, that ``[conductor]
+  workers_pool_size`` (else the shipped default);
 * ``ironic``: the real Ironic 39 anchor, through
   ``start_ironic_anchor.sh`` with ``IRONIC_FRESH_DB=1`` (default profile);
 * ``ironic-tuned``: the same with ``ironic-anchor-tuned.conf`` layered on
@@ -196,14 +197,13 @@ class OurService:
             host_ip = {host}
             port = {port}
 
-            [conductor]
-            workers_pool_size = {workers}
-
             [fake]
             agent_delay = 0
             step_delay = 0
-            """).format(state=self.state_dir, host=LOOPBACK, port=self.port,
-                        workers=self.args.workers_pool_size)
+            """).format(state=self.state_dir, host=LOOPBACK, port=self.port
+                        ) + ('' if self.args.workers_pool_size is None else
+                             '\n[conductor]\nworkers_pool_size = %d\n'
+                             % self.args.workers_pool_size)
 
     def start(self):
         self.state_dir = tempfile.mkdtemp(prefix='compare-ironic-steps-')
@@ -539,8 +539,9 @@ def parse_args(argv=None):
     ap.add_argument('--workload-args', default='',
                     help='more arguments for deploy_workload.py, '
                          'identical for every system')
-    ap.add_argument('--workers-pool-size', type=int, default=200,
-                    help='[conductor] workers_pool_size of ironic-steps')
+    ap.add_argument('--workers-pool-size', type=int, default=None,
+                    help='[conductor] workers_pool_size of ironic-steps '
+                         '(default: as shipped)')
     ap.add_argument('--settle', type=float, default=3.0,
                     help='idle seconds between start and workload')
     ap.add_argument('--start-timeout', type=float, default=90.0)

@@ -8,7 +8,7 @@ variant...), a fresh ironic-steps all-in-one service
 ``compare_with_ironic.py`` starts it (its ``OurService``: a fresh SQLite
 file in a temporary state directory, 127.0.0.1 and a free port, ``[fake]
 agent_delay = 0``, ``step_delay = 0``, ``[conductor] workers_pool_size`` =
-``--workers-pool-size``), with the variant's overrides in a second
+``--workers-pool-size`` if given), with the variant's overrides in a second
 ``--config-file``.  The run then drives it with the shared standard-library
 workload (``Client`` and ``Run`` of ``deploy_workload.py``):
 
@@ -380,9 +380,9 @@ def parse_args(argv=None):
     ap.add_argument('--out', default=None, metavar='PATH',
                     help='JSON lines file to append one line per run to '
                          '(default: none)')
-    ap.add_argument('--workers-pool-size', type=int, default=200,
-                    help='[conductor] workers_pool_size (default 200, as '
-                         'compare_with_ironic.py)')
+    ap.add_argument('--workers-pool-size', type=int, default=None,
+                    help='[conductor] workers_pool_size (default: as '
+                         'shipped)')
     ap.add_argument('--ironic-steps',
                     default=os.path.join(REPO, '.venv', 'bin', 'ironic-steps'),
                     help='the ironic-steps command')

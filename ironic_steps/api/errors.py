@@ -78,6 +78,12 @@ class InvalidBody(exception.Invalid):
     _msg_fmt = 'Invalid request body: %(reason)s'
 
 
+class RequestTooLarge(exception.IronicStepsException):
+    _msg_fmt = ('Request body too large: %(size)s bytes; the limit is '
+                '%(limit)s bytes ([api] max_json_body_size).')
+    code = http.HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+
+
 class ConductorTimeout(exception.TemporaryFailure):
     _msg_fmt = ('No conductor answered in time; the request may or may not '
                 'have been carried out. Check the node, then retry.')

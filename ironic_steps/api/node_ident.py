@@ -2,22 +2,27 @@
 
 Names that look like UUIDs or numbers are refused when set (see
 :mod:`node_schema`), so an identifier is unambiguous; a number is not an
-identifier at all, because database ids are internal.
+identifier at all, because database ids are internal.  A UUID is looked up
+in its canonical lower case, whatever case the URL has; anything that is
+neither a UUID nor a valid name names no node.
 """
 
 from oslo_utils import strutils
-from oslo_utils import uuidutils
 
+from ironic_steps.api import identifiers
 from ironic_steps.common import exception
 from ironic_steps import objects
 
 
 def check(ident):
-    """``ident`` if it can name a node.
+    """``ident`` as it is looked up: a canonical UUID or a name.
 
-    :raises NodeNotFound: for a number (no node can be named so).
+    :raises NodeNotFound: for anything else (a number, a malformed name),
+        which no node can be called.
     """
-    if strutils.is_int_like(ident) and not uuidutils.is_uuid_like(ident):
+    if identifiers.is_uuid(ident):
+        return ident.lower()
+    if not identifiers.is_name(ident) or strutils.is_int_like(ident):
         raise exception.NodeNotFound(node=ident)
     return ident
 
@@ -27,9 +32,10 @@ def get_node(context, ident):
 
     :raises NodeNotFound:
     """
-    if uuidutils.is_uuid_like(ident):
+    ident = check(ident)
+    if identifiers.is_uuid(ident):
         return objects.Node.get_by_uuid(context, ident)
-    return objects.Node.get(context, check(ident))
+    return objects.Node.get(context, ident)
 
 
 def get_row(context, ident):
@@ -37,5 +43,4 @@ def get_row(context, ident):
 
     :raises NodeNotFound:
     """
-    return objects.Node.get_row(
-        context, ident if uuidutils.is_uuid_like(ident) else check(ident))
+    return objects.Node.get_row(context, check(ident))

@@ -12,14 +12,17 @@ from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
+from ironic_steps.api import identifiers
 from ironic_steps.api import node_view
 from ironic_steps.common import exception
 from ironic_steps.drivers import base as drivers_base
 
-#: Ironic's logical names: RFC 3986 unreserved characters.
-NAME_PATTERN = r'^[A-Za-z0-9\-._~]+$'
-UUID_PATTERN = (r'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
-                r'[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')
+NAME_PATTERN = identifiers.NAME_PATTERN
+UUID_PATTERN = identifiers.UUID_PATTERN
+#: Names Ironic refuses for a node: its sub-resources and actions of
+#: /v1/nodes, which a name would be mistaken for in a URL.
+RESERVED_NAMES = ('detail', 'maintenance', 'management', 'states',
+                  'validate', 'vendor_passthru')
 
 _INTERFACE_FIELDS = tuple('%s_interface' % i
                           for i in drivers_base.ALL_INTERFACES)
@@ -84,8 +87,16 @@ def check_names(names, writable, action, version):
                                     action=action, valid=allowed)
 
 
+#: Fields holding a UUID: stored in canonical (lower) case.
+_UUID_FIELDS = frozenset(field for field, schema in FIELD_SCHEMAS.items()
+                         if schema.get('pattern') == UUID_PATTERN)
+
+
 def check_values(values):
-    """:raises InvalidField: for a value its field's schema refuses."""
+    """Check ``values`` (field -> value) and make UUIDs canonical, in place.
+
+    :raises InvalidField: for a value its field's schema refuses.
+    """
     for field, value in values.items():
         error = jsonschema.exceptions.best_match(
             _VALIDATORS[field].iter_errors(value))
@@ -99,6 +110,13 @@ def check_values(values):
         raise errors.InvalidField(
             field='name', reason='%r looks like a UUID or a number; a name '
             'must not, or it could not be told apart from one' % name)
+    if name in RESERVED_NAMES:
+        raise errors.InvalidField(
+            field='name', reason='%r is reserved, as in Ironic: it names a '
+            'part of the API; reserved names: %s' % (
+                name, ', '.join(RESERVED_NAMES)))
+    for field in _UUID_FIELDS.intersection(values):
+        values[field] = identifiers.canonical_uuid(values[field])
 
 
 def check_create(body, version):

@@ -62,6 +62,11 @@ _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
                             'instance_info'])
 
 
+def is_masked(field):
+    """Whether ``field`` holds secrets, shown masked (see :mod:`masking`)."""
+    return field in _MASKED_FIELDS
+
+
 def since(field):
     """The version that introduced ``field``."""
     return _FIELD_VERSIONS.get(field, v.MIN_VERSION)

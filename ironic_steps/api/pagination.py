@@ -3,17 +3,23 @@
 ``limit`` is capped at ``[api] max_limit`` and is that cap when absent, so
 every page is bounded; a full page carries a ``next`` link that repeats the
 request's other parameters with ``marker`` set to the page's last item.
+
+Parameters are read strictly: ``limit`` is ASCII digits and nothing else
+(Python's ``int()`` would also take ``" 1"``, ``+1``, ``1_0`` and other
+scripts' digits), ``marker`` a whole UUID, in canonical lower case.
 """
 
 import dataclasses
+import re
 import urllib.parse
 
-from oslo_utils import uuidutils
-
+from ironic_steps.api import identifiers
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 
 PARAMS = ('limit', 'marker', 'sort_key', 'sort_dir')
+
+_DIGITS = re.compile(r'\A[0-9]{1,20}\Z')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,10 +33,7 @@ class Page:
 def _limit(value):
     if value is None:
         return CONF.api.max_limit
-    try:
-        limit = int(value)
-    except ValueError:
-        limit = 0
+    limit = int(value) if _DIGITS.match(value) else 0
     if limit <= 0:
         raise exception.InvalidParameterValue(
             err='limit must be a positive integer, got %r' % (value,))
@@ -40,7 +43,7 @@ def _limit(value):
 def parse(args, default_sort_key='id'):
     """The page a request's query ``args`` asks for."""
     marker = args.get('marker')
-    if marker is not None and not uuidutils.is_uuid_like(marker):
+    if marker is not None and not identifiers.is_uuid(marker):
         raise exception.InvalidParameterValue(
             err='marker must be the UUID of the last item of the previous '
                 'page, got %r' % (marker,))
@@ -48,7 +51,8 @@ def parse(args, default_sort_key='id'):
     if sort_dir not in ('asc', 'desc'):
         raise exception.InvalidParameterValue(
             err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
-    return Page(limit=_limit(args.get('limit')), marker=marker,
+    return Page(limit=_limit(args.get('limit')),
+                marker=identifiers.canonical_uuid(marker),
                 sort_key=args.get('sort_key', default_sort_key),
                 sort_dir=sort_dir)
 

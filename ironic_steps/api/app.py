@@ -26,6 +26,7 @@ from ironic_steps.api import versions
 from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
+REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                heartbeat.blueprint, drivers.blueprint)
 
@@ -35,6 +36,15 @@ def _prepare_request():
     flask.g.version = versions.of(environ)
     flask.g.context = auth.request_context(environ)
     flask.g.rpcapi = flask.current_app.extensions[_RPCAPI]
+
+
+def _stamp_request_id(response):
+    # As Ironic does: a client can quote it, and the log lines of the
+    # request carry it.
+    context = flask.g.get('context')
+    if context is not None:
+        response.headers[REQUEST_ID_HEADER] = context.request_id
+    return response
 
 
 def create_app():
@@ -47,5 +57,6 @@ def create_app():
         app.register_blueprint(blueprint)
     errors.register(app)
     app.before_request(_prepare_request)
+    app.after_request(_stamp_request_id)
     app.wsgi_app = versions.VersionMiddleware(auth.wrap(app.wsgi_app))
     return app

@@ -53,12 +53,17 @@ def _set_identity(environ, user, roles):
 
 
 def request_context(environ):
-    """The RequestContext of a request that passed the auth middleware."""
+    """The RequestContext of a request that passed the auth middleware.
+
+    It becomes the current context of the thread running the request
+    (``overwrite``), so every log line written for the request carries its
+    own request id, whichever thread the server runs it on.
+    """
     roles = [r for r in environ.get(_ROLES, '').split(',') if r]
     return context.RequestContext(
         user_id=environ.get(_USER_ID) or None,
         user_name=environ.get(_USER_NAME) or None,
-        roles=roles, is_admin=ADMIN_ROLE in roles, overwrite=False)
+        roles=roles, is_admin=ADMIN_ROLE in roles, overwrite=True)
 
 
 class NoAuthMiddleware:

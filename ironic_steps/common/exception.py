@@ -161,3 +161,14 @@ class InvalidStepDefinition(IronicStepsException, ValueError):
     """A step decorator was applied with bad arguments (at import time)."""
 
     _msg_fmt = '@%(decorator)s on %(function)s: %(reason)s'
+
+
+# --- configurations the service refuses to start with -----------------------
+
+class UnauthenticatedOnNetwork(IronicStepsException):
+    _msg_fmt = ('auth_strategy is noauth, which makes every caller an '
+                'administrator, and [api] host_ip %(host)s is not a loopback '
+                'address. Listen on 127.0.0.1, set auth_strategy = '
+                'http_basic, or set [api] allow_noauth_off_loopback = true '
+                'to accept that anyone who reaches the port administers '
+                'every node.')

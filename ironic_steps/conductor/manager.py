@@ -223,7 +223,7 @@ class ConductorManager:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
                     state=task.node.provision_state)
-            task.node.destroy()
+            task.destroy_node()
 
     # --- provisioning ---------------------------------------------------
 

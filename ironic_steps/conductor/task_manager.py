@@ -111,6 +111,9 @@ class TaskManager:
         self._handed_over = (reservation, fn, args)
 
     def _run_handed_over(self, fn, args):
+        # The worker's log lines carry the id of the request that started
+        # the work.
+        self.context.update_store()
         try:
             fn(self, *args)
         except Exception:
@@ -136,6 +139,14 @@ class TaskManager:
         if not self.node.save(release=self.host):
             LOG.warning('Node %s was not locked by %s when %s ended',
                         self.node.uuid, self.host, self.purpose)
+        self.shared = True
+
+    def destroy_node(self):
+        """Delete the node; its lock goes with its row, nothing to release."""
+        if self.shared:
+            raise exception.IronicStepsException(
+                'Deleting node %s needs an exclusive lock' % self.node.uuid)
+        self.node.destroy()
         self.shared = True
 
     def release_resources(self):

@@ -162,6 +162,9 @@ def _after_marker(column, value, marker_id, sort_dir):
     node_id = _NODES.c.id
     if value is None:
         return sa.and_(column.is_(None), beyond(node_id, marker_id))
+    # A bound value of the column's type: SQLAlchemy refuses to order a
+    # column against a bare True or False (sorting on maintenance).
+    value = sa.bindparam(None, value, type_=column.type)
     return sa.or_(column.is_(None), beyond(column, value),
                   sa.and_(column == value, beyond(node_id, marker_id)))
 

@@ -117,6 +117,28 @@ class HttpBasicTest(base.ApiTestCase):
     def test_agents_heartbeat_without_credentials(self):
         self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
 
+    def test_a_password_longer_than_bcrypt_reads_is_401_or_200_never_500(
+            self):
+        # Given a user whose password htpasswd hashed as bcrypt reads it:
+        # its first 72 bytes
+        long_password = 'p' * 72 + 'tail-bcrypt-never-reads'
+        with open(self.htpasswd, 'a') as users:
+            users.write('lena:%s\n' % bcrypt.hashpw(
+                long_password.encode()[:72], bcrypt.gensalt(4)).decode())
+        # Then anyone's long password is refused as any wrong one,
+        self.assertError(self.get('/v1/nodes', headers=basic(
+            'alice', 'x' * 100)), 401)
+        self.assertError(self.get('/v1/nodes', headers=basic(
+            'nobody', 'x' * 1000)), 401)
+        # and the user's own is accepted, as Apache accepts it
+        self.assertEqual(200, self.get('/v1/nodes', headers=basic(
+            'lena', long_password)).status_code)
+
+    @ddt.data('pass\x00word', '\u00e9' * 40)
+    def test_any_password_bytes_are_401_never_500(self, password):
+        self.assertError(self.get('/v1/nodes', headers=basic(
+            'alice', password)), 401)
+
     def test_a_missing_password_file_stops_the_app_from_starting(self):
         self.config(http_basic_auth_user_file='/nonexistent', group='api')
         self.assertRaises(middleware_exc.ConfigInvalid, self.make_client)

@@ -20,6 +20,7 @@ per property), to fit the suite's time budget.
 import json
 import logging
 import re
+import urllib.parse
 
 import fixtures
 from hypothesis import HealthCheck
@@ -38,7 +39,7 @@ SECRETS = ('hunter2-bmc-password-zq', 'agent-token-7xq-secret')
 NODE = 'prop-node'
 NODE_UUID = 'c0ffee00-1234-4abc-8def-0123456789ab'
 
-SETTINGS = settings(max_examples=250, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=1500, deadline=None, derandomize=True,
                     database=None, suppress_health_check=list(HealthCheck))
 
 # --- strategies -----------------------------------------------------------------
@@ -55,18 +56,30 @@ _SECRET_PATHS = st.sampled_from([
     '/driver_info/ipmi_password', '/driver_info', '/driver_info/nested',
     '/driver_info/nested/api_token', '/instance_info/image_token',
     '/driver_internal_info/agent_secret_token'])
-_POINTERS = (_SECRET_PATHS
-             | st.builds(lambda f, rest: '/' + f + ''.join(
-                 '/' + part for part in rest), _FIELD_NAMES,
-                 st.lists(st.sampled_from(['a', '0', '-', 'x~1y', '']),
-                          max_size=2))
-             | _TEXT | st.integers() | st.none())
-_OPERATION = st.fixed_dictionaries(
+_FIELD_POINTERS = st.builds(
+    lambda field, rest: '/' + field + ''.join('/' + part for part in rest),
+    st.sampled_from(sorted(node_schema.UPDATE_FIELDS)) | _FIELD_NAMES,
+    st.lists(st.sampled_from(['a', '0', '-', 'x~1y', 'ipmi_password', '']),
+             max_size=2))
+_POINTERS = _SECRET_PATHS | _FIELD_POINTERS
+_JUNK_POINTERS = _TEXT | st.integers() | st.none() | st.lists(_TEXT)
+_WELL_FORMED = (
+    st.fixed_dictionaries({
+        'op': st.sampled_from(['add', 'replace', 'test']),
+        'path': _POINTERS, 'value': JSON})
+    | st.fixed_dictionaries({'op': st.just('remove'), 'path': _POINTERS})
+    | st.fixed_dictionaries({
+        'op': st.sampled_from(['copy', 'move']),
+        'from': _POINTERS, 'path': _FIELD_POINTERS}))
+_MALFORMED = st.fixed_dictionaries(
     {'op': st.sampled_from(['add', 'remove', 'replace', 'move', 'copy',
-                            'test']) | _TEXT,
-     'path': _POINTERS},
-    optional={'value': JSON, 'from': _POINTERS, 'junk': JSON})
-PATCHES = st.lists(_OPERATION, min_size=1, max_size=4) | JSON
+                            'test']) | _TEXT | st.integers(),
+     'path': _POINTERS | _JUNK_POINTERS},
+    optional={'value': JSON, 'from': _POINTERS | _JUNK_POINTERS,
+              'junk': JSON})
+_OPERATION = st.one_of(_WELL_FORMED, _WELL_FORMED, _WELL_FORMED, _MALFORMED)
+PATCHES = (st.lists(_OPERATION, min_size=1, max_size=4)
+           | st.lists(_WELL_FORMED, min_size=1, max_size=2) | JSON)
 
 NODE_BODIES = st.dictionaries(
     _FIELD_NAMES | _TEXT,
@@ -80,9 +93,8 @@ RAW_BODIES = st.sampled_from([
 
 IDENTS = st.sampled_from([NODE, NODE_UUID, NODE_UUID.upper(), 'detail',
                           '12', 'n%0A', 'no-such-node', '%20', 'fake-hardware',
-                          'x' * 300]) | st.text(
-    st.characters(codec='ascii', exclude_characters='/?#%'), min_size=1,
-    max_size=10)
+                          'x' * 300]) | st.text(min_size=1, max_size=10).map(
+    lambda text: urllib.parse.quote(text, safe=''))
 
 _PARAMS = st.sampled_from(['limit', 'marker', 'sort_key', 'sort_dir',
                            'fields', 'detail', 'driver', 'maintenance',
@@ -168,7 +180,7 @@ class PropertiesTest(base.ApiTestCase):
         return response
 
     def path_of(self, rule, ident):
-        return _ROUTE_PARAM.sub(ident, rule)
+        return _ROUTE_PARAM.sub(lambda _: ident, rule)
 
     @SETTINGS
     @given(data=st.data(), ident=IDENTS, body=JSON | NODE_BODIES | PATCHES,

@@ -55,15 +55,15 @@ class IdentifiersTest(RefusalMixin, base.ApiTestCase):
 
     @ddt.data('%s\n' % UUID.replace('1be2', '2be2'), ' %s' % UUID,
               UUID.replace('-', '') + '\n', '{%s}' % UUID)
-    def test_a_uuid_that_is_not_whole_is_refused_and_nothing_stored(self,
-                                                                     uuid):
+    def test_a_uuid_that_is_not_whole_is_refused_and_nothing_stored(
+            self, uuid):
         self.assertRefusedAndUnchanged(
             self.post('/v1/nodes', json={'driver': 'fake-hardware',
                                          'uuid': uuid}), 400, 'uuid')
 
     @ddt.data('name\n', 'name ', '', 'a' * 256, 'na/me', 'nämé')
-    def test_a_name_that_is_not_whole_is_refused_and_nothing_stored(self,
-                                                                    name):
+    def test_a_name_that_is_not_whole_is_refused_and_nothing_stored(
+            self, name):
         self.assertRefusedAndUnchanged(
             self.post('/v1/nodes', json={'driver': 'fake-hardware',
                                          'name': name}), 400, 'name')

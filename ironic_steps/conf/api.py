@@ -52,12 +52,13 @@ opts = [
     cfg.IntOpt('max_json_body_size',
                default=1024, min=4,
                help='Largest request body, in KiB; a larger one is '
-                    'answered 413 before it is read.'),
+                    'answered 413 before it is read. The default is '
+                    'Ironic\'s.'),
     cfg.IntOpt('max_json_body_depth',
                default=25, min=8,
                help='Deepest nesting of JSON objects and arrays a request '
-                    'body may have; deeper ones are answered 400. The '
-                    'deepest body the API documents has 4 levels.'),
+                    'body may have (the body itself is level 1); deeper '
+                    'ones are answered 400. The default is Ironic\'s.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1,
                help='Most items one collection request returns; larger '

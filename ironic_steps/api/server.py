@@ -305,24 +305,30 @@ class Server:
         self._advance(conn)
 
     def _advance(self, conn):
-        """Run the request the buffer holds, if it is whole."""
-        try:
-            request = conn.reader.feed(conn.buffer)
-            if request is None:
-                if conn.reader.wants_continue():
-                    self._send_interim(conn, b'HTTP/1.1 100 Continue\r\n\r\n')
+        """Run the requests the buffer holds whole, one after the other.
+
+        A loop, not recursion: a client may pipeline thousands of requests
+        in one packet.
+        """
+        while conn.state == _READING and conn.buffer:
+            try:
+                request = conn.reader.feed(conn.buffer)
+                if request is None:
+                    if conn.reader.wants_continue():
+                        self._send_interim(
+                            conn, b'HTTP/1.1 100 Continue\r\n\r\n')
+                    return
+            except http_request.HTTPError as exc:
+                self._answer_error(conn, exc)
                 return
-        except http_request.HTTPError as exc:
-            self._answer_error(conn, exc)
-            return
-        conn.state = _RUNNING
-        conn.since = time.monotonic()
-        if self._queue is None:
+            conn.state = _RUNNING
+            conn.since = time.monotonic()
+            if self._queue is not None:
+                self._watch(conn, 0)
+                self._queue.put((conn, request))
+                return
             self._run(conn, request)
-            self._after_run(conn)
-        else:
-            self._watch(conn, 0)
-            self._queue.put((conn, request))
+            self._after_run(conn, advance=False)
 
     def _handed_back(self):
         try:
@@ -335,7 +341,7 @@ class Server:
             if conn.sock.fileno() in self._connections:
                 self._after_run(conn)
 
-    def _after_run(self, conn):
+    def _after_run(self, conn, advance=True):
         """On the I/O thread, once a request ran: send, then read on."""
         now = time.monotonic()
         conn.since = now
@@ -344,9 +350,9 @@ class Server:
             conn.deadline = now + self.timeout
             self._watch(conn, selectors.EVENT_WRITE)
             return
-        self._sent(conn)
+        self._sent(conn, advance)
 
-    def _sent(self, conn):
+    def _sent(self, conn, advance=True):
         """What follows a response: more of it, closing, or the next one."""
         if conn.out is not None:
             return
@@ -359,7 +365,7 @@ class Server:
         conn.started = bool(conn.buffer)
         conn.deadline = now + self.timeout
         self._watch(conn, selectors.EVENT_READ)
-        if conn.buffer:
+        if advance:
             self._advance(conn)
 
     def _linger(self, conn):

@@ -252,6 +252,12 @@ class FramingTest(ServedMixin, base.ApiTestCase):
         self.assertEqual(2, data.count(b'HTTP/1.1 200 OK'))
         self.assertLess(data.index(b'"nodes"'), data.index(b'"media_types"'))
 
+    def test_thousands_of_pipelined_requests_are_all_answered(self):
+        data = self.exchange(b'GET /v1 HTTP/1.1\r\n\r\n' * 2000
+                             + b'GET /v1 HTTP/1.1\r\nConnection: close'
+                             b'\r\n\r\n')
+        self.assertEqual(2001, data.count(b'HTTP/1.1 200 OK'))
+
     def test_keep_alive_serves_many_requests_on_one_connection(self):
         connection = http.client.HTTPConnection('127.0.0.1',
                                                 self.server.port, timeout=10)

@@ -102,7 +102,12 @@ def check_values(values):
             _VALIDATORS[field].iter_errors(value))
         if error is not None:
             hint = _HINTS.get(field)
-            raise errors.InvalidField(field=field, reason=error.message + (
+            # The schema's message quotes the value: not for a field that
+            # may hold secrets.
+            reason = ('expected %s' % ' or '.join(
+                _VALIDATORS[field].schema['type'])
+                if node_view.is_masked(field) else error.message)
+            raise errors.InvalidField(field=field, reason=reason + (
                 '; %s' % hint if hint else ''))
     name = values.get('name')
     if name is not None and (uuidutils.is_uuid_like(name)

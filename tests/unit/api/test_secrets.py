@@ -118,3 +118,8 @@ class SecretsTest(base.ApiTestCase):
         self.assertRefusedUnchanged(
             [{'op': 'replace', 'path': '/driver_info', 'value': 5}],
             'driver_info')
+        response = self.assertRefusedUnchanged(
+            [{'op': 'replace', 'path': '/driver_info',
+              'value': [{'ipmi_password': 'typed-by-mistake'}]}],
+            'driver_info', 'expected object or null')
+        self.assertNotIn('typed-by-mistake', response.get_data(as_text=True))

@@ -295,6 +295,7 @@ class RequestReader:
             # Empty lines before a request are allowed (RFC 9112 2.2).
             while buffer[:2] == b'\r\n' or buffer[:1] == b'\n':
                 del buffer[:2 if buffer[:1] == b'\r' else 1]
+                self._scanned = 0
             if not buffer or not self._find_head(buffer):
                 return None
         request, start = self.request, self._head_length

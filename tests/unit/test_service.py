@@ -3,6 +3,7 @@
 import http.client
 import json
 import os
+import socket
 import time
 
 import ddt
@@ -109,6 +110,25 @@ class AllInOneApiTest(base.TestCase):
         server = self.start_service().server
         self.assertEqual(7, server.timeout)
         self.assertEqual(64 * 1024, server.max_body)
+
+    def test_ten_hostile_connections_do_not_hold_the_default_api(self):
+        # Given the all-in-one service as configured by default
+        svc = self.start_service()
+        hostile = []
+        for number in range(10):
+            sock = socket.create_connection(('127.0.0.1', svc.port))
+            self.addCleanup(sock.close)
+            if number % 3 == 1:      # half a request
+                sock.sendall(b'POST /v1/nodes HTTP/1.1\r\n'
+                             b'Content-Length: 100\r\n\r\n{"dri')
+            elif number % 3 == 2:    # the start of a head, then nothing
+                sock.sendall(b'GET /v1/no')
+            hostile.append(sock)
+        # Then a normal request is answered within a second
+        started = time.monotonic()
+        status, _ = self.request(svc, 'GET', '/v1/nodes')
+        self.assertEqual(200, status)
+        self.assertLess(time.monotonic() - started, 1.0)
 
     def test_each_request_has_its_own_request_id(self):
         svc = self.start_service()

@@ -18,6 +18,7 @@ import flask
 from ironic_steps.api import auth
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
+from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
@@ -27,7 +28,7 @@ from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
-               heartbeat.blueprint, drivers.blueprint)
+               heartbeat.blueprint, lookup.blueprint, drivers.blueprint)
 
 
 def _prepare_request():

@@ -41,11 +41,17 @@ _RULES = [
     _rule('baremetal:node:delete', _WRITE, 'Delete a node.',
           ('DELETE', '/nodes/{node_ident}')),
     _rule('baremetal:node:set_provision_state', _WRITE,
-          'Manage, provide, deploy, rebuild or tear down a node.',
+          'Manage, provide, deploy, rebuild, clean, abort or tear down a '
+          'node.',
           ('PUT', '/nodes/{node_ident}/states/provision')),
     _rule('baremetal:node:ipa_heartbeat', '@',
-          'An agent reports in; open to all, agents have no credentials.',
+          'An agent reports in; open to all, agents have no credentials '
+          '(they prove themselves with their agent token).',
           ('POST', '/heartbeat/{node_ident}')),
+    _rule('baremetal:driver:ipa_lookup', '@',
+          'An agent looks its node up and gets its agent token, once; '
+          'open to all, agents have no credentials.',
+          ('GET', '/lookup')),
     _rule('baremetal:driver:get', _READ, 'List and show drivers.',
           ('GET', '/drivers'), ('GET', '/drivers/{driver_name}')),
 ]

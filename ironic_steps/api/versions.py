@@ -18,16 +18,25 @@ implement it):
 
 * 1.11 - minimum: nodes are created in ``enroll``; ``manage`` and
   ``provide`` take them to ``available``.
+* 1.13 - the ``abort`` provision target (from ``clean wait``, where the
+  running step is abortable, and from ``wait call-back``, which Ironic
+  allows from 1.110).
+* 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
 * 1.21 - node ``resource_class`` field (read, create, update, filter).
-* 1.22 - the ``/v1/heartbeat/{node}`` endpoint for agents.
+* 1.22 - the ``/v1/lookup`` and ``/v1/heartbeat/{node}`` endpoints for
+  agents.
 * 1.30 - drivers carry ``type`` and, with ``detail``, their interfaces.
 * 1.31 - node ``*_interface`` fields (boot, deploy, management, power,
   raid, vendor).
 * 1.36 - heartbeats may carry ``agent_version``.
 * 1.40 - node ``bios_interface`` field.
 * 1.43 - ``?detail=True`` on the node list.
-* 1.44 - node ``deploy_step`` field (maximum).
+* 1.44 - node ``deploy_step`` field.
+* 1.62 - agent tokens: a lookup hands the token out once, heartbeats
+  carry it (``agent_token``).
+* 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
+  (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.1 answers up to 1.43.
@@ -53,6 +62,8 @@ from ironic_steps.conf import CONF
 BASE_VERSION = 1
 
 MINOR_11_ENROLL_STATE = 11
+MINOR_13_ABORT = 13
+MINOR_15_MANUAL_CLEAN = 15
 MINOR_16_DRIVER_FILTER = 16
 MINOR_21_RESOURCE_CLASS = 21
 MINOR_22_LOOKUP_HEARTBEAT = 22
@@ -62,9 +73,11 @@ MINOR_36_AGENT_VERSION_HEARTBEAT = 36
 MINOR_40_BIOS_INTERFACE = 40
 MINOR_43_ENABLE_DETAIL_QUERY = 43
 MINOR_44_NODE_DEPLOY_STEP = 44
+MINOR_62_AGENT_TOKEN = 62
+MINOR_69_DEPLOY_STEPS = 69
 
 MIN_VERSION = (BASE_VERSION, MINOR_11_ENROLL_STATE)
-_MAX_VERSION = (BASE_VERSION, MINOR_44_NODE_DEPLOY_STEP)
+_MAX_VERSION = (BASE_VERSION, MINOR_69_DEPLOY_STEPS)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

@@ -66,6 +66,22 @@ class InvalidStep(Invalid):
 
 # --- 404 --------------------------------------------------------------------
 
+class InvalidRequestedSteps(Invalid):
+    _msg_fmt = ('The %(kind)s steps requested for node %(node)s cannot run, '
+                'so nothing was changed: %(problems)s.')
+
+
+class StepNotAbortable(Invalid):
+    _msg_fmt = ('The %(flow)s of node %(node)s cannot be aborted while its '
+                'step %(step)s runs: that step is not abortable. Abort once '
+                'it is done.')
+
+
+class InvalidAgentToken(Invalid):
+    # Ironic's words, which agents and their operators know.
+    _msg_fmt = 'Invalid or missing agent token received.'
+
+
 class NotFound(IronicStepsException):
     _msg_fmt = 'Resource could not be found.'
     code = http.HTTPStatus.NOT_FOUND
@@ -88,6 +104,13 @@ class NotAcceptable(IronicStepsException):
 
 
 # --- 409 --------------------------------------------------------------------
+
+class FeatureNotInRelease(NotAcceptable):
+    _msg_fmt = ('%(feature)s needs every conductor at a newer release; '
+                'this service is pinned to release %(pinned)s '
+                '([DEFAULT] pin_release_version) during a rolling upgrade. '
+                'Unpin it once every service is upgraded.')
+
 
 class Conflict(IronicStepsException):
     _msg_fmt = 'Conflict.'
@@ -153,7 +176,7 @@ class DriverStepConflict(IronicStepsException):
                 'ordered. This is a bug in the driver.')
 
 
-class NoStepsFound(IronicStepsException):
+class NoStepsFound(Invalid):
     _msg_fmt = 'No %(kind)s steps are offered by the driver of node %(node)s.'
 
 

@@ -17,6 +17,8 @@ When adding a release, or changing a version:
 
 import collections
 
+from oslo_utils import versionutils
+
 RELEASE_MAPPING = collections.OrderedDict([
     # Before deploy steps: a deploy was one call to DeployInterface.deploy.
     ('0.1', {
@@ -42,6 +44,12 @@ def pinned_release(conf):
     """The mapping entry of the pinned release, or None when unpinned."""
     name = conf.pin_release_version
     return RELEASE_MAPPING[name] if name else None
+
+
+def rpc_at_least(release, version):
+    """Whether ``release`` (a mapping entry) speaks RPC ``version``."""
+    return (versionutils.convert_version_to_tuple(release['rpc'])
+            >= versionutils.convert_version_to_tuple(version))
 
 
 def object_version(conf, obj_name, current):

@@ -12,6 +12,9 @@ add the new version to ``common/release_mappings.py``):
 * 1.0 - create_node, update_node, destroy_node, do_provisioning_action,
   do_node_deploy, do_node_tear_down, heartbeat
 * 1.1 - continue_node_deploy (deploy steps)
+* 1.2 - do_node_deploy takes rebuild and deploy_steps; do_node_clean
+  (manual cleaning); do_provisioning_action takes 'abort';
+  get_node_with_token (agent lookup); heartbeat takes agent_token
 """
 
 import threading
@@ -45,7 +48,7 @@ def _hash_ring():
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
 
     def __init__(self):
         self._client = None
@@ -56,9 +59,18 @@ class ConductorAPI:
                 version_cap=pinned['rpc'] if pinned else self.RPC_API_VERSION)
 
     def can_send_version(self, version):
+        """Whether every conductor understands ``version`` (the pin)."""
         if self._client is None:
-            return True
+            pinned = release_mappings.pinned_release(CONF)
+            return pinned is None or release_mappings.rpc_at_least(
+                pinned, version)
         return self._client.can_send_version(version)
+
+    def _require(self, version, feature):
+        """:raises FeatureNotInRelease: while pinned below ``version``."""
+        if not self.can_send_version(version):
+            raise exception.FeatureNotInRelease(
+                feature=feature, pinned=CONF.pin_release_version)
 
     def _call(self, context, method, version, route=None, **kwargs):
         """Call ``method``; ``route`` (a node UUID) picks the conductor."""
@@ -90,12 +102,27 @@ class ConductorAPI:
                           node_id=node_id)
 
     def do_provisioning_action(self, context, node_id, action):
+        if action == 'abort':
+            self._require('1.2', 'Aborting a flow')
         return self._call(context, 'do_provisioning_action', '1.0',
                           route=node_id, node_id=node_id, action=action)
 
-    def do_node_deploy(self, context, node_id):
+    def do_node_deploy(self, context, node_id, rebuild=False,
+                       deploy_steps=None):
+        if self.can_send_version('1.2'):
+            return self._call(context, 'do_node_deploy', '1.2',
+                              route=node_id, node_id=node_id,
+                              rebuild=rebuild, deploy_steps=deploy_steps)
+        if deploy_steps is not None:
+            self._require('1.2', 'deploy_steps')
+        # The previous release tells active from rebuild by the state.
         return self._call(context, 'do_node_deploy', '1.0', route=node_id,
                           node_id=node_id)
+
+    def do_node_clean(self, context, node_id, clean_steps):
+        self._require('1.2', 'Manual cleaning')
+        return self._call(context, 'do_node_clean', '1.2', route=node_id,
+                          node_id=node_id, clean_steps=clean_steps)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',
@@ -105,8 +132,20 @@ class ConductorAPI:
         return self._call(context, 'continue_node_deploy', '1.1',
                           route=node_id, node_id=node_id)
 
+    def get_node_with_token(self, context, node_id):
+        """The agent token of ``node_id`` for its agent's lookup; None
+        while pinned to a release from before tokens."""
+        if not self.can_send_version('1.2'):
+            return None
+        return self._call(context, 'get_node_with_token', '1.2',
+                          route=node_id, node_id=node_id)
+
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None):
-        return self._call(context, 'heartbeat', '1.0', route=node_id,
-                          node_id=node_id, callback_url=callback_url,
-                          agent_version=agent_version)
+                  agent_version=None, agent_token=None):
+        kwargs = {'callback_url': callback_url,
+                  'agent_version': agent_version}
+        version = '1.0'
+        if self.can_send_version('1.2'):
+            version, kwargs['agent_token'] = '1.2', agent_token
+        return self._call(context, 'heartbeat', version, route=node_id,
+                          node_id=node_id, **kwargs)

@@ -32,6 +32,13 @@ RELEASE_MAPPING = collections.OrderedDict([
         'rpc': '1.1',
         'objects': {'Node': ['1.1']},
     }),
+    # Operators choose the steps: user deploy steps, manual cleaning, abort,
+    # agent tokens; API 1.69.
+    ('0.3', {
+        'api': '1.69',
+        'rpc': '1.2',
+        'objects': {'Node': ['1.1']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

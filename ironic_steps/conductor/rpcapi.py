@@ -107,8 +107,10 @@ class ConductorAPI:
         return self._call(context, 'do_provisioning_action', '1.0',
                           route=node_id, node_id=node_id, action=action)
 
-    def do_node_deploy(self, context, node_id, rebuild=False,
+    def do_node_deploy(self, context, node_id, rebuild=None,
                        deploy_steps=None):
+        """:param rebuild: True for rebuild, False for active, None to
+            decide by the node's state (as the previous release did)."""
         if self.can_send_version('1.2'):
             return self._call(context, 'do_node_deploy', '1.2',
                               route=node_id, node_id=node_id,

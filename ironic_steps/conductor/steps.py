@@ -263,10 +263,11 @@ def _refuse(task, kind, problems):
 def _apply(requests, offered, kind, problems):
     """Override ``offered`` (by (interface, step)) with ``requests``.
 
-    :returns: the merged steps by key, and the keys some request named.
+    :returns: the merged steps by key, and the keys some request named
+        -> the source that named them last.
     """
     merged = dict(offered)
-    requested = set()
+    requested = {}
     for request in requests:
         seen = set()
         for raw in request.steps:
@@ -284,7 +285,7 @@ def _apply(requests, offered, kind, problems):
             merged[key] = dataclasses.replace(
                 offered[key], priority=raw['priority'],
                 args=copy.deepcopy(raw.get('args') or {}))
-            requested.add(key)
+            requested[key] = request.source
     return merged, requested
 
 
@@ -316,9 +317,11 @@ def plan(task, kind, requests=()):
     problems = []
     merged, requested = _apply(requests, offered, kind, problems)
     enabled = [step for step in merged.values() if step.priority > 0]
-    problems.extend(filter(None, (
-        _missing_arguments_problem(step, kind) for step in enabled
-        if (step.interface, step.name) in requested)))
+    for step in enabled:
+        source = requested.get((step.interface, step.name))
+        problem = source and _missing_arguments_problem(step, kind)
+        if problem:
+            problems.append('%s: %s' % (source, problem))
     problems.extend(_request_conflicts(enabled, requested, kind))
     if requests and not enabled and not problems:
         problems.append('the requests disable every %s step; at least one '

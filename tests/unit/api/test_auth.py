@@ -114,8 +114,9 @@ class HttpBasicTest(base.ApiTestCase):
     def test_version_discovery_needs_no_credentials(self, path):
         self.assertEqual(200, self.get(path).status_code)
 
-    def test_agents_heartbeat_without_credentials(self):
-        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+    def test_agents_heartbeat_without_credentials_but_need_their_token(self):
+        self.assertError(self.post('/v1/heartbeat/node-1'), 400,
+                         'agent token')
 
     def test_a_missing_password_file_stops_the_app_from_starting(self):
         self.config(http_basic_auth_user_file='/nonexistent', group='api')

@@ -155,13 +155,13 @@ class StepRunnerTest(tests_base.ConductorTestCase):
         self.assertEqual('write_image', node.deploy_step['step'])
         self.assertEqual(0, node.driver_internal_info['deploy_step_index'])
         # A heartbeat runs the synchronous step and waits at the next one
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertEqual('configure_agent', node.deploy_step['step'])
         self.assertEqual(2, node.driver_internal_info['deploy_step_index'])
         self.assertEqual(states.ACTIVE, node.target_provision_state)
         # The second heartbeat finishes the plan
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertEqual({'finished': True}, node.extra)
         self.assertEqual({}, node.deploy_step)
@@ -172,12 +172,12 @@ class StepRunnerTest(tests_base.ConductorTestCase):
     def test_a_heartbeat_while_nothing_waits_changes_nothing(self):
         node = self.deploy(TwoAsync())
         node = self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.ACTIVE)
         before = node.obj_to_primitive()
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         self.assertEqual(before, objects.Node.get(
             self.context, node.uuid).obj_to_primitive())
 

@@ -207,3 +207,108 @@ class HeartbeatTest(base.ApiTestCase):
     def test_a_bad_body_is_400(self, data):
         self.create_node(name='node-1')
         self.assertError(self.post('/v1/heartbeat/node-1', json=data), 400)
+
+
+@ddt.ddt
+class RequestedStepsTest(base.ApiTestCase):
+
+    BIOS = {'interface': 'bios', 'step': 'apply_configuration',
+            'priority': 95, 'args': {'settings': [
+                {'name': 'LogicalProc', 'value': 'Enabled'}]}}
+
+    def provision_with(self, ident, version='1.69', **request_body):
+        return self.put('/v1/nodes/%s/states/provision' % ident,
+                        json=request_body, version=version)
+
+    def assertUnchanged(self, node):
+        stored = objects.Node.get(self.context, node.uuid)
+        for field in ('provision_state', 'target_provision_state',
+                      'driver_internal_info', 'deploy_step', 'clean_step',
+                      'updated_at', 'last_error', 'reservation'):
+            self.assertEqual(getattr(node, field), getattr(stored, field),
+                             field)
+
+    def test_active_with_deploy_steps_runs_them(self):
+        node = self.make_available(name='node-1')
+        response = self.provision_with('node-1', target='active',
+                                       deploy_steps=[self.BIOS])
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(self.BIOS['args']['settings'],
+                         node.driver_internal_info['fake_bios_settings'])
+        self.assertIn(dict(self.BIOS, argsinfo=node.driver_internal_info[
+            'deploy_steps'][1]['argsinfo']),
+            node.driver_internal_info['deploy_steps'])
+
+    @ddt.data(
+        ([dict(BIOS, args={})], 'needs argument(s) settings'),
+        ([dict(BIOS, step='apply')], 'offers no deploy step bios.apply'),
+        ([dict(BIOS, args={'settings': [], 'reset': True})],
+         'does not take argument(s) reset'),
+        ([dict(BIOS, priority=-3)], 'priority'),
+        ('bios', 'deploy_steps must be a list'),
+    )
+    @ddt.unpack
+    def test_a_bad_step_is_400_naming_it_and_changes_nothing(self, steps,
+                                                              fragment):
+        node = self.make_available(name='node-1')
+        response = self.provision_with('node-1', target='active',
+                                       deploy_steps=steps)
+        self.assertError(response, 400, fragment)
+        self.assertUnchanged(node)
+
+    def test_deploy_steps_exist_from_1_69_and_only_with_deploy_targets(self):
+        node = self.make_available(name='node-1')
+        self.assertError(self.provision_with(
+            'node-1', version='1.68', target='active',
+            deploy_steps=[self.BIOS]), 406, 'deploy_steps', '1.69')
+        self.assertError(self.provision_with(
+            'node-1', target='manage', deploy_steps=[self.BIOS]), 400,
+            'deploy_steps', "'manage'")
+        self.assertUnchanged(node)
+
+    def test_rebuild_with_deploy_steps(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        self.wait_for_state(node, states.ACTIVE)
+        response = self.provision_with('node-1', target='rebuild',
+                                       deploy_steps=[self.BIOS])
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertIn('fake_bios_settings', node.driver_internal_info)
+
+    def test_manual_clean_from_1_15_back_to_manageable(self):
+        node = self.create_node(name='node-1')
+        self.provision('node-1', 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        clean_steps = [{'interface': 'deploy',
+                        'step': 'erase_devices_metadata'}]
+        self.assertError(self.provision_with(
+            'node-1', version='1.14', target='clean',
+            clean_steps=clean_steps), 400, "Unknown provision target 'clean'")
+        self.assertError(self.provision_with('node-1', target='clean'), 400,
+                         'clean_steps')
+        self.assertError(self.provision_with(
+            'node-1', target='clean', clean_steps=[{'interface': 'deploy',
+                                                    'step': 'shred'}]),
+            400, 'deploy.shred')
+        self.assertUnchanged(node)
+        response = self.provision_with('node-1', version='1.15',
+                                       target='clean',
+                                       clean_steps=clean_steps)
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.MANAGEABLE)
+
+    def test_abort_from_1_13(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertError(self.provision_with('node-1', version='1.12',
+                                             target='abort'), 400, 'abort')
+        self.assertUnchanged(node)
+        response = self.provision_with('node-1', version='1.13',
+                                       target='abort')
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        self.assertIn('aborted by request', node.last_error)

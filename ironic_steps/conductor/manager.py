@@ -34,6 +34,9 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
+#: What a heartbeat from an API of a release before agent tokens carries.
+_NOT_SENT = object()
+
 #: Errors that answer a caller, not bugs: oslo.messaging returns them to
 #: the client without logging a server-side traceback.
 _expected = messaging.expected_exceptions(exception.IronicStepsException)
@@ -315,7 +318,7 @@ class ConductorManager:
 
     @_expected
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None, agent_token=None):
+                  agent_version=None, agent_token=_NOT_SENT):
         """An agent reports in; a waiting flow resumes.
 
         The lock is taken first: a heartbeat usually finds its node parked
@@ -323,7 +326,9 @@ class ConductorManager:
         the node busy answers NodeLocked at once if the node is waiting
         (agents heartbeat again shortly, so waiting here only ties a
         thread), and nothing if it is not.  A heartbeat without the node's
-        agent token is refused and changes nothing.
+        agent token is refused and changes nothing; an API of a release
+        from before tokens cannot pass one on (``agent_token`` is not sent
+        at all), so during a rolling upgrade its heartbeats go unchecked.
         """
         with self._reserve_worker() as worker:
             try:
@@ -348,6 +353,8 @@ class ConductorManager:
 
 
 def _check_token(node, token):
+    if token is _NOT_SENT:
+        return
     try:
         agent_tokens.check(node, token)
     except exception.InvalidAgentToken:

@@ -116,7 +116,7 @@ class RollingUpgradeTest(testtools.TestCase):
             self.assertEqual('write_image', steps[node[
                 'driver_internal_info']['deploy_step_index']]['step'])
             # The agent heartbeats; the deploy goes on with its steps.
-            api.request('POST', '/v1/heartbeat/%s' % node_uuid, {})
+            api.agent_heartbeat(node_uuid)
             node = api.wait_for(node_uuid, 'active')
             self.assertNotIn('deploy_steps', node['driver_internal_info'])
 
@@ -137,7 +137,7 @@ class RollingUpgradeTest(testtools.TestCase):
         for node_uuid in later:
             node = api.wait_for(node_uuid, 'wait call-back')
             self.assertEqual('write_image', node['deploy_step']['step'])
-            api.request('POST', '/v1/heartbeat/%s' % node_uuid, {})
+            api.agent_heartbeat(node_uuid)
         for node_uuid in on_old + on_new + later:
             node = api.wait_for(node_uuid, 'active')
             self.assertEqual({}, node['deploy_step'])

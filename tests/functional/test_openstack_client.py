@@ -39,7 +39,6 @@ class CLITestCase(testtools.TestCase):
             time.sleep(0.2)
 
 
-
 class OpenStackClientTest(CLITestCase):
 
     def test_deploy_shows_the_running_step_then_ends_active(self):

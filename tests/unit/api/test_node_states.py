@@ -249,8 +249,8 @@ class RequestedStepsTest(base.ApiTestCase):
         ('bios', 'deploy_steps must be a list'),
     )
     @ddt.unpack
-    def test_a_bad_step_is_400_naming_it_and_changes_nothing(self, steps,
-                                                              fragment):
+    def test_a_bad_step_is_400_naming_it_and_changes_nothing(
+            self, steps, fragment):
         node = self.make_available(name='node-1')
         response = self.provision_with('node-1', target='active',
                                        deploy_steps=steps)
@@ -289,10 +289,9 @@ class RequestedStepsTest(base.ApiTestCase):
             clean_steps=clean_steps), 400, "Unknown provision target 'clean'")
         self.assertError(self.provision_with('node-1', target='clean'), 400,
                          'clean_steps')
+        shred = [{'interface': 'deploy', 'step': 'shred'}]
         self.assertError(self.provision_with(
-            'node-1', target='clean', clean_steps=[{'interface': 'deploy',
-                                                    'step': 'shred'}]),
-            400, 'deploy.shred')
+            'node-1', target='clean', clean_steps=shred), 400, 'deploy.shred')
         self.assertUnchanged(node)
         response = self.provision_with('node-1', version='1.15',
                                        target='clean',

@@ -172,12 +172,13 @@ class UserDeployStepsTest(base.ConductorTestCase):
 
     def test_requested_raid_and_bios_steps_run_in_priority_order(self):
         node = self.make_available()
-        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False,
-                                   deploy_steps=[
+        deploy_steps = [
             {'interface': 'raid', 'step': 'apply_configuration',
              'priority': 90, 'args': self.RAID},
             {'interface': 'bios', 'step': 'apply_configuration',
-             'priority': 95, 'args': self.BIOS}])
+             'priority': 95, 'args': self.BIOS}]
+        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False,
+                                   deploy_steps=deploy_steps)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertEqual(['deploy.deploy', 'bios.apply_configuration',
                           'raid.apply_configuration'] + DEFAULT_ORDER[1:],

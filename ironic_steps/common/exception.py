@@ -168,8 +168,12 @@ class CleanStepFailed(StepFailed):
     _msg_fmt = 'Clean step %(step)s failed: %(reason)s'
 
 
-class DriverStepConflict(IronicStepsException):
-    """The driver offers steps that cannot be ordered: a driver bug."""
+class DriverStepConflict(Conflict):
+    """The driver offers steps that cannot be ordered: a driver bug.
+
+    Found when a flow is planned, before the node moves, so the request is
+    refused (409) with the node as it was.
+    """
 
     _msg_fmt = ('Interface %(interface)s offers %(kind)s steps %(steps)s '
                 'with the same priority %(priority)s; they cannot be '

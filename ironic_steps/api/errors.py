@@ -61,6 +61,12 @@ class EndpointNotInVersion(exception.NotFound):
                 'request uses %(version)s.')
 
 
+class MethodNotInVersion(exception.IronicStepsException):
+    _msg_fmt = ('%(path)s accepts this method from API version %(needed)s '
+                'on; this request uses %(version)s.')
+    code = http.HTTPStatus.METHOD_NOT_ALLOWED
+
+
 class UnknownFields(exception.Invalid):
     _msg_fmt = 'Unknown field(s) %(fields)s; valid fields: %(valid)s.'
 

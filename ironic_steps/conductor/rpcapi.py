@@ -12,11 +12,13 @@ add the new version to ``common/release_mappings.py``):
 * 1.0 - create_node, update_node, destroy_node, do_provisioning_action,
   do_node_deploy, do_node_tear_down, heartbeat
 * 1.1 - continue_node_deploy (deploy steps)
+* 1.2 - add_node_traits, remove_node_traits
 """
 
 import threading
 
 import oslo_messaging as messaging
+from oslo_utils import versionutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
@@ -45,7 +47,7 @@ def _hash_ring():
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
 
     def __init__(self):
         self._client = None
@@ -59,6 +61,22 @@ class ConductorAPI:
         if self._client is None:
             return True
         return self._client.can_send_version(version)
+
+    def _check_can_send(self, version, feature):
+        """Refuse, clearly, a call the pinned release's conductors lack.
+
+        :raises NotInPinnedRelease:
+        """
+        pinned = release_mappings.pinned_release(CONF)
+        if pinned is None or versionutils.is_compatible(
+                version, pinned['rpc'], same_major=True):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=next(name for name in release_mappings.RELEASES
+                        if versionutils.is_compatible(
+                            version, release_mappings.RELEASE_MAPPING[
+                                name]['rpc'], same_major=True)))
 
     def _call(self, context, method, version, route=None, **kwargs):
         """Call ``method``; ``route`` (a node UUID) picks the conductor."""
@@ -104,6 +122,19 @@ class ConductorAPI:
     def continue_node_deploy(self, context, node_id):
         return self._call(context, 'continue_node_deploy', '1.1',
                           route=node_id, node_id=node_id)
+
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add ``traits`` to the node, or replace all its traits with
+        them if ``replace``."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'add_node_traits', '1.2', route=node_id,
+                          node_id=node_id, traits=traits, replace=replace)
+
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove ``traits`` from the node; every trait if None."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'remove_node_traits', '1.2',
+                          route=node_id, node_id=node_id, traits=traits)
 
     def heartbeat(self, context, node_id, callback_url=None,
                   agent_version=None):

@@ -15,6 +15,7 @@ the base class derives what a rolling upgrade needs:
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 
+from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 
@@ -45,9 +46,27 @@ class IronicStepsObject(ovo_base.VersionedObject):
 
     @classmethod
     def get_target_version(cls):
-        """The version to send and save: the pinned release's, or ours."""
+        """The version to send and save: the pinned release's, or ours;
+        None if the pinned release does not have this object."""
         return release_mappings.object_version(CONF, cls.obj_name(),
                                                cls.VERSION)
+
+    def check_in_pinned_release(self, feature, field=None):
+        """Refuse to write what the pinned release does not have.
+
+        :param feature: what is refused, for the message.
+        :param field: a field of this object; None for the object itself.
+        :raises NotInPinnedRelease: when the pinned release lacks this
+            object (or ``field``).
+        """
+        target = self.get_target_version()
+        if target is not None and (
+                field is None or field not in self.fields_unknown_at(target)):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=release_mappings.first_release_with(
+                self.obj_name(), self.FIELD_SINCE.get(field, '1.0')))
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)

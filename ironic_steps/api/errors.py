@@ -51,6 +51,12 @@ class FieldNotInVersion(exception.NotAcceptable):
                 "this request uses %(version)s.")
 
 
+class FieldNotInPinnedRelease(exception.NotAcceptable):
+    _msg_fmt = ("Field(s) %(fields)s do not exist while the services are "
+                "pinned to release %(pinned)s ([DEFAULT] pin_release_version) "
+                "during a rolling upgrade.")
+
+
 class FeatureNotInVersion(exception.NotAcceptable):
     _msg_fmt = ('%(feature)s needs API version %(needed)s or later; this '
                 'request uses %(version)s.')

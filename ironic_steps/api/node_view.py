@@ -10,11 +10,13 @@ request may *write* is :mod:`node_schema`'s business.
 
 A field below its version does not exist: it is absent from bodies, and
 naming it (``?fields=``, a create body, a PATCH path) is answered 406 as
-Ironic does.
+Ironic does.  So is a field the Node object of the pinned release lacks,
+during a rolling upgrade.
 """
 
 from ironic_steps.api import versions as v
 from ironic_steps.api import view
+from ironic_steps import objects
 
 #: Every public field, in the order bodies list them ('id' is internal).
 FIELDS = (
@@ -63,7 +65,10 @@ _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
 VIEW = view.View(
     'nodes', FIELDS, since=_FIELD_VERSIONS, list_fields=LIST_FIELDS,
     empty={**dict.fromkeys(_DICT_FIELDS, dict), 'traits': list},
-    times=_TIME_FIELDS, masked=_MASKED_FIELDS)
+    times=_TIME_FIELDS, masked=_MASKED_FIELDS,
+    # A field the pinned release's Node lacks does not exist yet (e.g.
+    # traits, from 1.37, while pinned to 0.2, whose maximum is 1.44).
+    unknown_while_pinned=objects.Node.fields_unknown_under_pin)
 
 # The node's view is the shared machinery (:mod:`view`) with the
 # declarations above; these names are what node code calls.

@@ -27,6 +27,7 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions as v
 from ironic_steps.common import exception
+from ironic_steps.conf import CONF
 
 #: ``?detail=true`` on a list (``/detail`` paths exist for every version).
 DETAIL_QUERY_VERSION = (1, v.MINOR_43_ENABLE_DETAIL_QUERY)
@@ -45,10 +46,16 @@ class View:
         unset (``dict`` for a JSON object, ``list`` for a list).
     :param times: fields holding datetimes (ISO 8601 in bodies).
     :param masked: fields whose secrets are masked (see :mod:`masking`).
+    :param unknown_while_pinned: ``unknown_while_pinned()`` -> the fields
+        (a frozenset) that do not exist while a rolling upgrade pins the
+        services to a release without them, at any version; e.g. the
+        object's :meth:`~objects.base.IronicStepsObject.
+        fields_unknown_under_pin`.
     """
 
     def __init__(self, resource, fields, since=None, min_version=None,
-                 list_fields=(), empty=None, times=(), masked=()):
+                 list_fields=(), empty=None, times=(), masked=(),
+                 unknown_while_pinned=None):
         self.resource = resource
         self.fields = tuple(fields)
         self.min_version = min_version or v.MIN_VERSION
@@ -57,6 +64,7 @@ class View:
         self._empty = dict(empty or {})
         self._times = frozenset(times)
         self._masked = frozenset(masked)
+        self._unknown_while_pinned = unknown_while_pinned or frozenset
         self._visible = {}
 
     def since(self, field):
@@ -65,12 +73,13 @@ class View:
 
     def visible_fields(self, version):
         """The fields an item has at ``version``, in body order."""
-        visible = self._visible.get(version)
+        key = (version, self._unknown_while_pinned())
+        visible = self._visible.get(key)
         if visible is None:
             visible = tuple(f for f in self.fields
-                            if self.since(f) <= version)
-            # Bounded by the number of versions there are.
-            self._visible[version] = visible
+                            if self.since(f) <= version and f not in key[1])
+            # Bounded by the number of versions and pins there are.
+            self._visible[key] = visible
         return visible
 
     def check_fields(self, fields, version):
@@ -78,12 +87,18 @@ class View:
 
         :raises UnknownFields: (400) for names that never exist.
         :raises FieldNotInVersion: (406) for names from a later version.
+        :raises FieldNotInPinnedRelease: (406) for names the pinned release
+            lacks.
         """
         unknown = sorted(set(fields) - set(self.fields))
         if unknown:
             raise errors.UnknownFields(
                 fields=', '.join(unknown),
                 valid=', '.join(self.visible_fields(version)))
+        pinned_out = [f for f in fields if f in self._unknown_while_pinned()]
+        if pinned_out:
+            raise errors.FieldNotInPinnedRelease(
+                fields=', '.join(pinned_out), pinned=CONF.pin_release_version)
         later = [f for f in fields if self.since(f) > version]
         if later:
             raise errors.FieldNotInVersion(

@@ -1,6 +1,8 @@
 """/v1/nodes/{node}/traits: list, replace, add and remove a node's traits.
 
-From API 1.37, as in Ironic (below it the endpoints do not exist: 404).
+From API 1.37, as in Ironic (below it the endpoints do not exist: 404),
+and once no service is pinned to a release before traits (406 until
+then).
 Reads take the node's row with its traits in one query; every change goes
 through the conductor (``add_node_traits`` / ``remove_node_traits``),
 which makes it under the node's lock, in any provision state, as Ironic
@@ -18,6 +20,7 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import traits as traits_rules
+from ironic_steps import objects
 
 blueprint = flask.Blueprint('node_traits', __name__,
                             url_prefix='/v1/nodes/<ident>/traits')
@@ -31,6 +34,9 @@ _HOW = ('PUT /v1/nodes/{node}/traits replaces all traits with the list in '
 @blueprint.before_request
 def _check_version():
     versions.check_endpoint(flask.g.version, _VERSION, flask.request.path)
+    # Pinned to a release before traits (0.2 speaks 1.44 without them).
+    objects.Node.check_in_pinned_release(
+        'Node traits', field='traits')
 
 
 @blueprint.get('')

@@ -150,9 +150,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     def obj_load_attr(self, attrname):
         """Read ``traits`` on first use (ovo calls this for unset fields)."""
         if attrname != 'traits':
-            raise exception.IronicStepsException(
-                'Field %s of node %s was never loaded' % (
-                    attrname, getattr(self, 'uuid', None)))
+            return super().obj_load_attr(attrname)
         self.traits = (self.dbapi.get_node_traits(self.id)
                        if self.obj_attr_is_set('id') else [])
         self.obj_reset_changes(['traits'])
@@ -185,7 +183,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         if 'traits' in changes:
             raise exception.Invalid(
                 'The traits of node %s change only through set_traits(), '
-                'add_traits() and remove_traits()' % self.uuid)
+                'add_traits() and remove_traits()' % (
+                    self.uuid if self.obj_attr_is_set('uuid') else '(new)'))
 
     def create(self, context=None):
         values = self.obj_get_changes()

@@ -1,19 +1,19 @@
 """Which node fields a request may write, and what values they take.
 
-The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`);
-:func:`check_create` checks a create body with it, and
-:func:`check_names` / :func:`check_values` serve the PATCH code in
-:mod:`node_patch`.  Field existence by microversion comes from
-:mod:`node_view`, so a field is gated in one place only.
+The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`),
+checked by the shared :mod:`schema` machinery; :func:`check_create` checks
+a create body with it, and :func:`check_names` / :func:`check_values`
+serve the PATCH code in :mod:`node_patch`.  Field existence by
+microversion comes from :mod:`node_view`, so a field is gated in one place
+only.
 """
 
-import jsonschema
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
 from ironic_steps.api import node_view
-from ironic_steps.common import exception
+from ironic_steps.api import schema
 from ironic_steps.drivers import base as drivers_base
 
 #: Ironic's logical names: RFC 3986 unreserved characters.
@@ -57,12 +57,20 @@ CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 
-_VALIDATORS = {field: jsonschema.Draft202012Validator(schema)
-               for field, schema in FIELD_SCHEMAS.items()}
+
+def _check_name(name):
+    if name is not None and (uuidutils.is_uuid_like(name)
+                             or strutils.is_int_like(name)):
+        raise errors.InvalidField(
+            field='name', reason='%r looks like a UUID or a number; a name '
+            'must not, or it could not be told apart from one' % name)
+    return name
 
 
-def _allowed(writable, version):
-    return [f for f in node_view.visible_fields(version) if f in writable]
+SCHEMA = schema.Schema(
+    node_view.VIEW, FIELD_SCHEMAS, CREATE_FIELDS, UPDATE_FIELDS,
+    required={'driver': "A node needs a 'driver' (a hardware type)."},
+    hints=_HINTS, checks={'name': _check_name})
 
 
 def check_names(names, writable, action, version):
@@ -72,33 +80,12 @@ def check_names(names, writable, action, version):
     :raises FieldNotInVersion: (406) names from a later microversion.
     :raises ReadOnlyFields: (400) names that cannot be ``action``.
     """
-    allowed = ', '.join(_allowed(writable, version))
-    unknown = sorted(set(names) - set(node_view.FIELDS))
-    if unknown:
-        raise errors.UnknownFields(fields=', '.join(unknown), valid=allowed)
-    node_view.check_fields(names, version)
-    read_only = [f for f in node_view.FIELDS
-                 if f in names and f not in writable]
-    if read_only:
-        raise errors.ReadOnlyFields(fields=', '.join(read_only),
-                                    action=action, valid=allowed)
+    SCHEMA.check_names(names, writable, action, version)
 
 
 def check_values(values):
     """:raises InvalidField: for a value its field's schema refuses."""
-    for field, value in values.items():
-        error = jsonschema.exceptions.best_match(
-            _VALIDATORS[field].iter_errors(value))
-        if error is not None:
-            hint = _HINTS.get(field)
-            raise errors.InvalidField(field=field, reason=error.message + (
-                '; %s' % hint if hint else ''))
-    name = values.get('name')
-    if name is not None and (uuidutils.is_uuid_like(name)
-                             or strutils.is_int_like(name)):
-        raise errors.InvalidField(
-            field='name', reason='%r looks like a UUID or a number; a name '
-            'must not, or it could not be told apart from one' % name)
+    return SCHEMA.check_values(values)
 
 
 def check_create(body, version):
@@ -106,12 +93,4 @@ def check_create(body, version):
 
     :returns: the body, whose fields all exist at ``version`` and are valid.
     """
-    if not isinstance(body, dict):
-        raise errors.InvalidBody(reason='expected a JSON object with the '
-                                 'fields of the new node')
-    check_names(body, CREATE_FIELDS, 'set on create', version)
-    if body.get('driver') is None:
-        raise exception.MissingParameterValue(
-            err="A node needs a 'driver' (a hardware type).")
-    check_values(body)
-    return body
+    return SCHEMA.check_create(body, version, 'node')

@@ -30,9 +30,12 @@ implement it):
 * 1.31 - node ``*_interface`` fields (boot, deploy, management, power,
   raid, vendor).
 * 1.36 - heartbeats may carry ``agent_version``.
+* 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
+  endpoints.
 * 1.40 - node ``bios_interface`` field.
 * 1.43 - ``?detail=True`` on the node list.
 * 1.44 - node ``deploy_step`` field.
+* 1.55 - the ``/v1/deploy_templates`` endpoints.
 * 1.62 - agent tokens: a lookup hands the token out once, heartbeats
   carry it (``agent_token``).
 * 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
@@ -70,9 +73,11 @@ MINOR_22_LOOKUP_HEARTBEAT = 22
 MINOR_30_DYNAMIC_DRIVERS = 30
 MINOR_31_DYNAMIC_INTERFACES = 31
 MINOR_36_AGENT_VERSION_HEARTBEAT = 36
+MINOR_37_NODE_TRAITS = 37
 MINOR_40_BIOS_INTERFACE = 40
 MINOR_43_ENABLE_DETAIL_QUERY = 43
 MINOR_44_NODE_DEPLOY_STEP = 44
+MINOR_55_DEPLOY_TEMPLATES = 55
 MINOR_62_AGENT_TOKEN = 62
 MINOR_69_DEPLOY_STEPS = 69
 
@@ -164,6 +169,23 @@ def check_supported(version):
         raise errors.VersionNotSupported(
             version=to_string(version), min=to_string(MIN_VERSION),
             max=to_string(max_version()))
+
+
+def check_endpoint(version, needed, path, method='GET', changes_405=False):
+    """Refuse a request for an endpoint that does not exist at ``version``.
+
+    :param changes_405: answer requests other than GET with 405 rather
+        than 404 (what Ironic answers for some endpoints, e.g. deploy
+        templates).
+    :raises EndpointNotInVersion: (404)
+    :raises MethodNotInVersion: (405)
+    """
+    if version >= needed:
+        return
+    refusal = (errors.MethodNotInVersion if changes_405 and method != 'GET'
+               else errors.EndpointNotInVersion)
+    raise refusal(path=path, needed=to_string(needed),
+                  version=to_string(version))
 
 
 def response_headers(version):

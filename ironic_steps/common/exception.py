@@ -64,6 +64,15 @@ class InvalidStep(Invalid):
     _msg_fmt = '%(reason)s'
 
 
+class InvalidTrait(Invalid):
+    _msg_fmt = 'Invalid trait: %(reason)s.'
+
+
+class TooManyTraits(Invalid):
+    _msg_fmt = ('Could not modify the traits of node %(node)s: it would have '
+                '%(count)d traits, more than the %(max)d a node may have.')
+
+
 # --- 404 --------------------------------------------------------------------
 
 class InvalidRequestedSteps(Invalid):
@@ -91,6 +100,14 @@ class NodeNotFound(NotFound):
     _msg_fmt = 'Node %(node)s could not be found.'
 
 
+class NodeTraitNotFound(NotFound):
+    _msg_fmt = "Node %(node)s doesn't have a trait '%(trait)s'."
+
+
+class DeployTemplateNotFound(NotFound):
+    _msg_fmt = 'Deploy template %(template)s could not be found.'
+
+
 class DriverNotFound(NotFound):
     _msg_fmt = ("Hardware type '%(driver_name)s' is not enabled or not "
                 "installed; enabled hardware types: %(enabled)s.")
@@ -103,14 +120,13 @@ class NotAcceptable(IronicStepsException):
     code = http.HTTPStatus.NOT_ACCEPTABLE
 
 
+class NotInPinnedRelease(NotAcceptable):
+    _msg_fmt = ('%(feature)s needs release %(needed)s; the services are '
+                'pinned to release %(pinned)s ([DEFAULT] '
+                'pin_release_version) until the rolling upgrade is over.')
+
+
 # --- 409 --------------------------------------------------------------------
-
-class FeatureNotInRelease(NotAcceptable):
-    _msg_fmt = ('%(feature)s needs every conductor at a newer release; '
-                'this service is pinned to release %(pinned)s '
-                '([DEFAULT] pin_release_version) during a rolling upgrade. '
-                'Unpin it once every service is upgraded.')
-
 
 class Conflict(IronicStepsException):
     _msg_fmt = 'Conflict.'
@@ -128,6 +144,14 @@ class NodeAlreadyExists(Conflict):
 
 class DuplicateName(Conflict):
     _msg_fmt = 'A node with name %(name)s already exists.'
+
+
+class DeployTemplateDuplicateName(Conflict):
+    _msg_fmt = 'A deploy template with name %(name)s already exists.'
+
+
+class DeployTemplateAlreadyExists(Conflict):
+    _msg_fmt = 'A deploy template with UUID %(uuid)s already exists.'
 
 
 class NodeInWrongState(Conflict):

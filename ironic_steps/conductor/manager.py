@@ -231,6 +231,32 @@ class ConductorManager:
                     state=task.node.provision_state)
             task.node.destroy()
 
+    # --- traits -------------------------------------------------------
+    # As in Ironic, traits change in any provision state, under the lock.
+
+    @_expected
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add ``traits`` to a node; with ``replace``, set exactly them.
+
+        :raises TooManyTraits: (nothing changed)
+        """
+        with self._acquire(context, node_id,
+                           purpose='add node traits') as task:
+            if replace:
+                task.node.set_traits(traits)
+            else:
+                task.node.add_traits(traits)
+
+    @_expected
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove ``traits`` from a node; every trait if None.
+
+        :raises NodeTraitNotFound: (nothing changed)
+        """
+        with self._acquire(context, node_id,
+                           purpose='remove node traits') as task:
+            task.node.remove_traits(traits)
+
     # --- provisioning ---------------------------------------------------
 
     @_expected

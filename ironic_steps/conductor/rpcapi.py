@@ -14,12 +14,14 @@ add the new version to ``common/release_mappings.py``):
 * 1.1 - continue_node_deploy (deploy steps)
 * 1.2 - do_node_deploy takes rebuild and deploy_steps; do_node_clean
   (manual cleaning); do_provisioning_action takes 'abort';
-  get_node_with_token (agent lookup); heartbeat takes agent_token
+  get_node_with_token (agent lookup); heartbeat takes agent_token;
+  add_node_traits, remove_node_traits
 """
 
 import threading
 
 import oslo_messaging as messaging
+from oslo_utils import versionutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
@@ -66,11 +68,21 @@ class ConductorAPI:
                 pinned, version)
         return self._client.can_send_version(version)
 
-    def _require(self, version, feature):
-        """:raises FeatureNotInRelease: while pinned below ``version``."""
-        if not self.can_send_version(version):
-            raise exception.FeatureNotInRelease(
-                feature=feature, pinned=CONF.pin_release_version)
+    def _check_can_send(self, version, feature):
+        """Refuse, clearly, a call the pinned release's conductors lack.
+
+        :raises NotInPinnedRelease:
+        """
+        pinned = release_mappings.pinned_release(CONF)
+        if pinned is None or versionutils.is_compatible(
+                version, pinned['rpc'], same_major=True):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=next(name for name in release_mappings.RELEASES
+                        if versionutils.is_compatible(
+                            version, release_mappings.RELEASE_MAPPING[
+                                name]['rpc'], same_major=True)))
 
     def _call(self, context, method, version, route=None, **kwargs):
         """Call ``method``; ``route`` (a node UUID) picks the conductor."""
@@ -103,7 +115,7 @@ class ConductorAPI:
 
     def do_provisioning_action(self, context, node_id, action):
         if action == 'abort':
-            self._require('1.2', 'Aborting a flow')
+            self._check_can_send('1.2', 'Aborting a flow')
         return self._call(context, 'do_provisioning_action', '1.0',
                           route=node_id, node_id=node_id, action=action)
 
@@ -116,13 +128,13 @@ class ConductorAPI:
                               route=node_id, node_id=node_id,
                               rebuild=rebuild, deploy_steps=deploy_steps)
         if deploy_steps is not None:
-            self._require('1.2', 'deploy_steps')
+            self._check_can_send('1.2', 'deploy_steps')
         # The previous release tells active from rebuild by the state.
         return self._call(context, 'do_node_deploy', '1.0', route=node_id,
                           node_id=node_id)
 
     def do_node_clean(self, context, node_id, clean_steps):
-        self._require('1.2', 'Manual cleaning')
+        self._check_can_send('1.2', 'Manual cleaning')
         return self._call(context, 'do_node_clean', '1.2', route=node_id,
                           node_id=node_id, clean_steps=clean_steps)
 
@@ -141,6 +153,19 @@ class ConductorAPI:
             return None
         return self._call(context, 'get_node_with_token', '1.2',
                           route=node_id, node_id=node_id)
+
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add ``traits`` to the node, or replace all its traits with
+        them if ``replace``."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'add_node_traits', '1.2', route=node_id,
+                          node_id=node_id, traits=traits, replace=replace)
+
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove ``traits`` from the node; every trait if None."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'remove_node_traits', '1.2',
+                          route=node_id, node_id=node_id, traits=traits)
 
     def heartbeat(self, context, node_id, callback_url=None,
                   agent_version=None, agent_token=None):

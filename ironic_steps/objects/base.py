@@ -12,9 +12,12 @@ the base class derives what a rolling upgrade needs:
   (:meth:`IronicStepsObjectSerializer.deserialize_entity`).
 """
 
+import functools
+
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 
+from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 
@@ -44,10 +47,35 @@ class IronicStepsObject(ovo_base.VersionedObject):
                 if target < versionutils.convert_version_to_tuple(since)}
 
     @classmethod
+    def fields_unknown_under_pin(cls):
+        """The fields the pinned release's version of this object lacks
+        (a frozenset; every field if that release lacks the object)."""
+        return _fields_unknown(cls, cls.get_target_version())
+
+    @classmethod
     def get_target_version(cls):
-        """The version to send and save: the pinned release's, or ours."""
+        """The version to send and save: the pinned release's, or ours;
+        None if the pinned release does not have this object."""
         return release_mappings.object_version(CONF, cls.obj_name(),
                                                cls.VERSION)
+
+    @classmethod
+    def check_in_pinned_release(cls, feature, field=None):
+        """Refuse to write what the pinned release does not have.
+
+        :param feature: what is refused, for the message.
+        :param field: a field of this object; None for the object itself.
+        :raises NotInPinnedRelease: when the pinned release lacks this
+            object (or ``field``).
+        """
+        target = cls.get_target_version()
+        if target is not None and (
+                field is None or field not in cls.fields_unknown_at(target)):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=release_mappings.first_release_with(
+                cls.obj_name(), cls.FIELD_SINCE.get(field, '1.0')))
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
@@ -60,6 +88,14 @@ class IronicStepsObject(ovo_base.VersionedObject):
             if loaded.obj_attr_is_set(field):
                 setattr(self, field, getattr(loaded, field))
         self.obj_reset_changes()
+
+
+@functools.lru_cache(maxsize=None)
+def _fields_unknown(cls, version):
+    # Bounded by the number of object versions there are.
+    if version is None:
+        return frozenset(cls.fields)
+    return frozenset(cls.fields_unknown_at(version))
 
 
 class IronicStepsObjectSerializer(ovo_base.VersionedObjectSerializer):

@@ -35,11 +35,7 @@ def _string(data, key):
 @blueprint.post('/<ident>')
 def heartbeat(ident):
     version = flask.g.version
-    if version < _ENDPOINT_VERSION:
-        raise errors.EndpointNotInVersion(
-            path=flask.request.path,
-            needed=versions.to_string(_ENDPOINT_VERSION),
-            version=versions.to_string(version))
+    versions.check_endpoint(version, _ENDPOINT_VERSION, flask.request.path)
     policy.authorize('baremetal:node:ipa_heartbeat', flask.g.context)
     data = body.json_object(('callback_url', 'agent_version', 'agent_token'),
                             default={})

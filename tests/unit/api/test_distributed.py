@@ -49,6 +49,9 @@ class PinnedBeforeStepRequestsTest(base.ApiTestCase):
         self.config(pin_release_version='0.2')
         self.make_client()
 
+    def request(self, method, path, version='1.44', **kwargs):
+        return super().request(method, path, version=version, **kwargs)
+
     def test_the_maximum_stays_1_44(self):
         self.assertEqual('1.44', self.get('/v1/nodes', version='latest')
                          .headers[versions.MAX_HEADER])

@@ -31,12 +31,14 @@ class RollingUpgradeTest(base.TestCase):
         rpcapi._hash_ring().reset()
         self.addCleanup(rpcapi._hash_ring().reset)
         self.rpcapi = rpcapi.ConductorAPI()
+        self._agent_tokens = {}
         self.useFixture(fixtures.MockPatchObject(
             deployments, '_warned_legacy', set()))
         self.deploy_log = self.useFixture(fixtures.FakeLogger(
             name='ironic_steps.conductor.deployments'))
 
     wait_for_state = base.ConductorTestCase.wait_for_state
+    agent_heartbeat = base.ConductorTestCase.agent_heartbeat
 
     def available_node(self, **fields):
         node = self.create_node(**fields)

@@ -223,3 +223,103 @@ class UserDeployStepsTest(base.ConductorTestCase):
         self.assertIn('legacy way', str(exc))
         self.assertEqual(states.AVAILABLE, objects.Node.get(
             self.context, node.uuid).provision_state)
+
+
+class DeployTemplateTest(base.ConductorTestCase):
+    """Deploy templates named by the instance's traits bring their steps."""
+
+    RAID = {'raid_config': {'logical_disks': [{'size_gb': 10,
+                                               'raid_level': '1'}]}}
+    BIOS = {'settings': [{'name': 'LogicalProc', 'value': 'Enabled'}]}
+
+    def make_template(self, name, steps):
+        template = objects.DeployTemplate(self.context, name=name,
+                                          steps=steps, extra={})
+        template.create()
+        return template
+
+    def node_asking_for(self, *traits, node_traits=None):
+        node = self.make_available()
+        self.rpcapi.add_node_traits(
+            self.context, node.uuid,
+            list(node_traits if node_traits is not None else traits))
+        node = objects.Node.get(self.context, node.uuid)
+        node.instance_info = {'traits': list(traits)}
+        node.save()
+        return node
+
+    def setUp(self):
+        super().setUp()
+        self.make_template('CUSTOM_RAID1', [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'priority': 90, 'args': self.RAID}])
+        self.make_template('CUSTOM_HT_ON', [
+            {'interface': 'bios', 'step': 'apply_configuration',
+             'priority': 95, 'args': self.BIOS}])
+
+    def test_every_named_template_runs_its_steps_in_priority_order(self):
+        node = self.node_asking_for('CUSTOM_RAID1', 'CUSTOM_HT_ON')
+        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(['deploy.deploy', 'bios.apply_configuration',
+                          'raid.apply_configuration'] + DEFAULT_ORDER[1:],
+                         labels(node.driver_internal_info['deploy_steps']))
+        self.assertEqual(self.RAID['raid_config'],
+                         node.driver_internal_info['fake_raid_config'])
+        self.assertEqual(self.BIOS['settings'],
+                         node.driver_internal_info['fake_bios_settings'])
+
+    def test_a_node_trait_not_asked_for_brings_no_template(self):
+        node = self.node_asking_for('CUSTOM_HT_ON',
+                                    node_traits=['CUSTOM_HT_ON',
+                                                 'CUSTOM_RAID1'])
+        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        planned = labels(node.driver_internal_info['deploy_steps'])
+        self.assertIn('bios.apply_configuration', planned)
+        self.assertNotIn('raid.apply_configuration', planned)
+
+    def test_user_steps_override_template_steps(self):
+        node = self.node_asking_for('CUSTOM_RAID1', 'CUSTOM_HT_ON')
+        self.rpcapi.do_node_deploy(
+            self.context, node.uuid, rebuild=False, deploy_steps=[
+                {'interface': 'raid', 'step': 'apply_configuration',
+                 'priority': 0, 'args': {}}])
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        planned = labels(node.driver_internal_info['deploy_steps'])
+        self.assertIn('bios.apply_configuration', planned)
+        self.assertNotIn('raid.apply_configuration', planned)
+
+    def test_instance_traits_must_be_traits_of_the_node(self):
+        node = self.node_asking_for('CUSTOM_RAID1', node_traits=[])
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=False)
+        self.assertIn('CUSTOM_RAID1', str(exc))
+        self.assertIn('does not have', str(exc))
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_a_template_step_the_node_cannot_run_is_refused_naming_it(self):
+        self.make_template('CUSTOM_TYPO', [
+            {'interface': 'raid', 'step': 'apply_configuraton',
+             'priority': 90, 'args': {}}])
+        node = self.node_asking_for('CUSTOM_TYPO')
+        exc = self.assertRaises(exception.InvalidRequestedSteps,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=False)
+        self.assertIn('deploy template(s) CUSTOM_TYPO', str(exc))
+        self.assertIn('raid.apply_configuraton', str(exc))
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_two_templates_may_not_both_set_one_step(self):
+        self.make_template('CUSTOM_RAID0', [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'priority': 80, 'args': self.RAID}])
+        node = self.node_asking_for('CUSTOM_RAID1', 'CUSTOM_RAID0')
+        exc = self.assertRaises(exception.InvalidRequestedSteps,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=False)
+        self.assertIn('raid.apply_configuration is asked for twice',
+                      str(exc))

@@ -39,8 +39,9 @@ _ROLES = 'HTTP_X_ROLES'
 ADMIN_ROLE = 'admin'
 READER_ROLE = 'reader'
 
-#: Paths anyone may call: version discovery and agent heartbeats.
-_PUBLIC_PATHS = re.compile(r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$')
+#: Paths anyone may call: version discovery, agent lookups and heartbeats.
+_PUBLIC_PATHS = re.compile(
+    r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$|^/v1/lookup/?$')
 
 
 def _set_identity(environ, user, roles):

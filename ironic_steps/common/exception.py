@@ -73,8 +73,6 @@ class TooManyTraits(Invalid):
                 '%(count)d traits, more than the %(max)d a node may have.')
 
 
-# --- 404 --------------------------------------------------------------------
-
 class InvalidRequestedSteps(Invalid):
     _msg_fmt = ('The %(kind)s steps requested for node %(node)s cannot run, '
                 'so nothing was changed: %(problems)s.')
@@ -90,6 +88,8 @@ class InvalidAgentToken(Invalid):
     # Ironic's words, which agents and their operators know.
     _msg_fmt = 'Invalid or missing agent token received.'
 
+
+# --- 404 --------------------------------------------------------------------
 
 class NotFound(IronicStepsException):
     _msg_fmt = 'Resource could not be found.'

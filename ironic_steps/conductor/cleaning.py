@@ -13,6 +13,7 @@ order, alternating ``cleaning`` / ``clean wait`` for asynchronous ones.
 
 from oslo_log import log
 
+from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
@@ -43,6 +44,8 @@ def start_manual_cleaning(task, worker, clean_steps):
         cannot run on this node.
     """
     node = task.node
+    state_machine.next_state(node.provision_state, states.EVENT_CLEAN,
+                             node=node.uuid)
     plan = steps.manual_plan(task, clean_steps)
     step_runner.clear_progress(node, step_runner.CLEAN)
     step_runner.store_plan(task, step_runner.CLEAN, plan)

@@ -135,6 +135,13 @@ class HttpBasicTest(base.ApiTestCase):
     def test_version_discovery_needs_no_credentials(self, path):
         self.assertEqual(200, self.get(path).status_code)
 
+    def test_agents_look_their_node_up_without_credentials(self):
+        node = objects.Node.get(self.context, 'node-1')
+        response = self.get('/v1/lookup?node_uuid=%s' % node.uuid,
+                            version='1.62')
+        # Found only while an agent serves it; never a 401.
+        self.assertError(response, 404, node.uuid)
+
     def test_agents_heartbeat_without_credentials_but_need_their_token(self):
         self.assertError(self.post('/v1/heartbeat/node-1'), 400,
                          'agent token')

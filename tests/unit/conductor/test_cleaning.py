@@ -93,6 +93,11 @@ class ManualCleaningTest(base.ConductorTestCase):
                                 node.uuid, [METADATA])
         self.assertIn("'clean'", str(exc))
         self.assertIn("'available'", str(exc))
+        # The state is what is wrong, even when the steps are wrong too.
+        exc = self.assertRaises(exception.InvalidStateRequested,
+                                self.rpcapi.do_node_clean, self.context,
+                                node.uuid, [{'interface': 'x', 'step': 'y'}])
+        self.assertIn("'available'", str(exc))
 
     def test_an_abortable_waiting_step_is_aborted_to_clean_failed(self):
         node = self.clean_to_wait(self.make_manageable())

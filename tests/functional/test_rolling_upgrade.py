@@ -126,7 +126,7 @@ class RollingUpgradeTest(testtools.TestCase):
         api_service.stop()
         api_service = self.start('ironic-steps-api', 'api', pinned=False)
         api = functional.RestClient(api_service.endpoint)
-        self.assertEqual('1.44', api.request('GET', '/v1')[1]['version'][
+        self.assertEqual('1.55', api.request('GET', '/v1')[1]['version'][
             'version'])
 
         # Now both conductors deploy with steps, old-pinned one included.

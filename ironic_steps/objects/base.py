@@ -8,8 +8,9 @@ the base class derives what a rolling upgrade needs:
   drops the newer fields (:meth:`IronicStepsObject.obj_make_compatible`,
   :meth:`IronicStepsObject.fields_unknown_at`);
 * an object received at an older version is upgraded in place to the
-  current one, its newer fields None and unchanged
-  (:meth:`IronicStepsObjectSerializer.deserialize_entity`).
+  current one, its newer fields None and unchanged, or unread if they are
+  read on first use (:meth:`IronicStepsObjectSerializer.
+  deserialize_entity`).
 """
 
 import functools
@@ -38,6 +39,8 @@ class IronicStepsObject(ovo_base.VersionedObject):
 
     #: field -> the version that added it (fields of 1.0 are not listed).
     FIELD_SINCE = {}
+    #: Fields read from the database when first used (``obj_load_attr``).
+    LOADED_ON_USE = frozenset()
 
     @classmethod
     def fields_unknown_at(cls, version):
@@ -115,8 +118,10 @@ class IronicStepsObjectSerializer(ovo_base.VersionedObjectSerializer):
             current = type(entity).VERSION
             if entity.VERSION != current:
                 # The fields the sender did not know read as None but are
-                # not marked changed, so saving never overwrites them.
-                missing = entity.fields_unknown_at(entity.VERSION)
+                # not marked changed, so saving never overwrites them;
+                # those read on first use stay unread, to be read then.
+                missing = (entity.fields_unknown_at(entity.VERSION)
+                           - entity.LOADED_ON_USE)
                 for field in missing:
                     setattr(entity, field, None)
                 entity.obj_reset_changes(missing)

@@ -73,6 +73,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     }
 
     FIELD_SINCE = {'deploy_step': '1.1', 'traits': '1.2'}
+    LOADED_ON_USE = frozenset(['traits'])
 
     #: The fields that are columns of the node's row.
     COLUMN_FIELDS = tuple(field for field in fields if field != 'traits')

@@ -9,7 +9,6 @@ agree use :func:`_writer`'s transaction.
 """
 
 import contextlib
-import operator
 import threading
 
 import sqlalchemy as sa
@@ -19,8 +18,10 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
-from ironic_steps.common import traits as traits_rules
+from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.db.sqlalchemy import node_traits
+from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 
 _LOCAL = threading.local()
@@ -101,9 +102,6 @@ def get_backend():
 
 _NODES = models.Node.__table__
 _CONDUCTORS = models.Conductor.__table__
-_TRAITS = models.NodeTrait.__table__
-_TEMPLATES = models.DeployTemplate.__table__
-_STEPS = models.DeployTemplateStep.__table__
 
 _SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at', 'updated_at',
                         'provision_state', 'provision_updated_at', 'driver',
@@ -115,31 +113,12 @@ _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid'])
 
-
-class _TraitNames(sa.types.TypeDecorator):
-    """A node's traits aggregated into one string -> a sorted list."""
-
-    impl = sa.Text
-    cache_ok = True
-
-    def process_result_value(self, value, dialect):
-        # Traits have no commas (see common/traits.py).
-        return sorted(value.split(',')) if value else []
-
-
-#: A node's traits as a column of a node SELECT: a correlated subquery
-#: through node_traits' primary key, so that showing traits costs no
-#: query of its own, whatever the number of nodes.
-_TRAITS_COLUMN = sa.type_coerce(
-    sa.select(sa.func.aggregate_strings(_TRAITS.c.trait, ','))
-    .where(_TRAITS.c.node_id == _NODES.c.id).scalar_subquery(),
-    _TraitNames()).label('traits')
-
 # Built once: SQLAlchemy then finds their compiled form in its cache
 # without building and hashing a new statement for every call.
 _NODE_BY = {key: sa.select(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
-_NODE_WITH_TRAITS_BY = {key: sa.select(_NODES, _TRAITS_COLUMN).where(
+_NODE_WITH_TRAITS_BY = {key: sa.select(
+    _NODES, node_traits.TRAITS_COLUMN).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
 _UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
 _TAKE_LOCK = {key: sa.update(_NODES).where(
@@ -178,61 +157,6 @@ def _update_statement(columns, release):
 def _key_column(node_id):
     """Nodes are addressed by database id (an int) or UUID."""
     return 'id' if isinstance(node_id, int) else 'uuid'
-
-
-def _after_marker(columns, sort_key, marker, sort_dir):
-    """Rows after ``marker`` (the last item of the previous page) in the
-    keyset order of :func:`_order`.
-
-    Keyset pagination is stable and index-friendly, unlike OFFSET.  Rows
-    whose sort column is NULL come last in both directions; the NULL cases
-    are spelled out because any comparison with NULL is NULL.
-    """
-    beyond = operator.gt if sort_dir == 'asc' else operator.lt
-    column, row_id = columns[sort_key], columns['id']
-    value = getattr(marker, sort_key)
-    if value is None:
-        return sa.and_(column.is_(None), beyond(row_id, marker.id))
-    return sa.or_(column.is_(None), beyond(column, value),
-                  sa.and_(column == value, beyond(row_id, marker.id)))
-
-
-def _order(columns, sort_key, sort_dir):
-    """ORDER BY terms: the sort key, NULLs last in both directions and on
-    every database (as :func:`_after_marker` assumes), then the id."""
-    order = sa.desc if sort_dir == 'desc' else sa.asc
-    column = columns[sort_key]
-    return column.is_(None), order(column), order(columns['id'])
-
-
-def _check_sort(sort_keys, what, sort_key, sort_dir):
-    if sort_key not in sort_keys:
-        raise exception.InvalidParameterValue(
-            err='Cannot sort on %s; sortable fields of %s: %s' % (
-                sort_key, what, ', '.join(sorted(sort_keys))))
-    if sort_dir not in ('asc', 'desc'):
-        raise exception.InvalidParameterValue(
-            err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
-
-
-def _page(query, table, sort_keys, what, limit=None, marker=None,
-          sort_key='id', sort_dir='asc'):
-    """``query`` on ``table`` narrowed to one page, in keyset order.
-
-    The one pagination of every collection: any table with an ``id``
-    primary key pages the same way.
-
-    :param sort_keys: the columns the collection may be sorted on.
-    :param what: the collection's name, for error messages.
-    :param marker: the item (a row or object: its sort key and ``id``)
-        the previous page ended with.
-    """
-    _check_sort(sort_keys, what, sort_key, sort_dir)
-    if marker is not None:
-        query = query.where(_after_marker(table.c, sort_key, marker,
-                                          sort_dir))
-    query = query.order_by(*_order(table.c, sort_key, sort_dir))
-    return query.limit(limit) if limit else query
 
 
 class _NodeQueries:
@@ -292,12 +216,12 @@ class _NodeQueries:
             ``traits`` is the node's traits, a sorted list, read in the
             same query.
         """
-        _check_sort(_SORT_KEYS, 'nodes', sort_key, sort_dir)
+        paging.check_sort(_SORT_KEYS, 'nodes', sort_key, sort_dir)
         if columns is None:
             query = sa.select(_NODES)
         else:
             names = dict.fromkeys(('id', sort_key) + tuple(columns))
-            query = sa.select(*(_TRAITS_COLUMN if name == 'traits'
+            query = sa.select(*(node_traits.TRAITS_COLUMN if name == 'traits'
                                 else _NODES.c[name] for name in names))
         filters = dict(filters or {})
         before = filters.pop('provisioned_before', None)
@@ -309,8 +233,9 @@ class _NodeQueries:
                     err='Cannot filter nodes on %s; filters: %s' % (
                         key, ', '.join(sorted(_FILTERS))))
             query = query.where(_NODES.c[key] == value)
-        query = _page(query, _NODES, _SORT_KEYS, 'nodes', limit=limit,
-                      marker=marker, sort_key=sort_key, sort_dir=sort_dir)
+        query = paging.page(query, _NODES, _SORT_KEYS, 'nodes', limit=limit,
+                            marker=marker, sort_key=sort_key,
+                            sort_dir=sort_dir)
         with _read_one() as connection:
             return connection.execute(query).all()
 
@@ -416,243 +341,6 @@ class _NodeQueries:
         return uuids
 
 
-class _NodeTraitQueries:
-    """Queries on the traits of nodes (``node_traits``).
-
-    Writes are made under the node's lock (by the conductor); each is one
-    transaction, so a refused change writes nothing.  A node's traits go
-    with it when it is deleted (ON DELETE CASCADE).  Errors name the node
-    by database id: the objects layer names it by UUID.
-    """
-
-    def get_node_traits(self, node_id):
-        """The traits of one node, sorted."""
-        with _read_one() as connection:
-            return list(connection.execute(
-                sa.select(_TRAITS.c.trait)
-                .where(_TRAITS.c.node_id == node_id)
-                .order_by(_TRAITS.c.trait)).scalars())
-
-    @staticmethod
-    def _insert_traits(connection, node_id, traits):
-        if not traits:
-            return
-        try:
-            connection.execute(sa.insert(_TRAITS), [
-                {'node_id': node_id, 'trait': trait,
-                 'created_at': timeutils.utcnow()} for trait in traits])
-        except db_exc.DBReferenceError as exc:
-            raise exception.NodeNotFound(node=node_id) from exc
-
-    @staticmethod
-    def _check_count(node_id, count):
-        if count > traits_rules.MAX_PER_NODE:
-            raise exception.TooManyTraits(node=node_id, count=count,
-                                          max=traits_rules.MAX_PER_NODE)
-
-    def set_node_traits(self, node_id, traits):
-        """Replace the node's traits with ``traits``; return them, sorted.
-
-        :raises TooManyTraits: (nothing written)
-        """
-        traits = sorted(set(traits))
-        self._check_count(node_id, len(traits))
-        with _writer() as connection:
-            connection.execute(sa.delete(_TRAITS).where(
-                _TRAITS.c.node_id == node_id))
-            self._insert_traits(connection, node_id, traits)
-        return traits
-
-    def add_node_traits(self, node_id, traits):
-        """Add ``traits`` the node lacks; return all its traits, sorted.
-
-        :raises TooManyTraits: (nothing written)
-        """
-        with _writer() as connection:
-            have = set(connection.execute(
-                sa.select(_TRAITS.c.trait)
-                .where(_TRAITS.c.node_id == node_id)).scalars())
-            new = sorted(set(traits) - have)
-            self._check_count(node_id, len(have) + len(new))
-            self._insert_traits(connection, node_id, new)
-        return sorted(have.union(new))
-
-    def remove_node_traits(self, node_id, traits=None):
-        """Remove ``traits`` (None: all) from the node; return what is left.
-
-        :raises NodeTraitNotFound: for a trait the node does not have
-            (nothing removed).
-        """
-        with _writer() as connection:
-            query = sa.delete(_TRAITS).where(_TRAITS.c.node_id == node_id)
-            if traits is not None:
-                have = set(connection.execute(
-                    sa.select(_TRAITS.c.trait)
-                    .where(_TRAITS.c.node_id == node_id)).scalars())
-                for trait in traits:
-                    if trait not in have:
-                        raise exception.NodeTraitNotFound(node=node_id,
-                                                          trait=trait)
-                query = query.where(_TRAITS.c.trait.in_(set(traits)))
-            connection.execute(query)
-            return list(connection.execute(
-                sa.select(_TRAITS.c.trait)
-                .where(_TRAITS.c.node_id == node_id)
-                .order_by(_TRAITS.c.trait)).scalars())
-
-
-_TEMPLATE_SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at',
-                                 'updated_at'])
-#: The public keys of a template step, in the order they are shown.
-_STEP_KEYS = ('interface', 'step', 'args', 'priority')
-
-
-def _with_steps(templates):
-    """A SELECT of ``templates`` (the table or a page of it) joined with
-    their steps: one row per step (or one for a template without)."""
-    return sa.select(
-        templates, _STEPS.c.id.label('step_id'),
-        *(_STEPS.c[key] for key in _STEP_KEYS)
-    ).outerjoin(_STEPS, _STEPS.c.deploy_template_id == templates.c.id)
-
-
-def _grouped(rows):
-    """Templates as dicts of their columns plus ``steps`` (in order), from
-    the rows of a :func:`_with_steps` query, in the order they come."""
-    templates = {}
-    for row in rows:
-        template = templates.get(row.id)
-        if template is None:
-            template = templates[row.id] = {
-                column.name: getattr(row, column.name)
-                for column in _TEMPLATES.c}
-            template['steps'] = []
-        if row.step_id is not None:
-            template['steps'].append({key: getattr(row, key)
-                                      for key in _STEP_KEYS})
-    return list(templates.values())
-
-
-class _DeployTemplateQueries:
-    """Queries on deploy templates and their steps.
-
-    A template comes back as a dict: its columns (``id``, ``uuid``,
-    ``name``, ``extra``, ``created_at``, ``updated_at``) and ``steps``, a
-    list of ``{interface, step, args, priority}`` in the order they were
-    written; every read is one query, steps included.  Templates are not
-    locked: each write is one transaction.
-    """
-
-    def _get_template(self, connection, key, ident):
-        found = _grouped(connection.execute(
-            _with_steps(_TEMPLATES).where(_TEMPLATES.c[key] == ident)
-            .order_by(_STEPS.c.id)))
-        if not found:
-            raise exception.DeployTemplateNotFound(template=ident)
-        return found[0]
-
-    def get_deploy_template_by_id(self, template_id):
-        with _read_one() as connection:
-            return self._get_template(connection, 'id', template_id)
-
-    def get_deploy_template_by_uuid(self, uuid):
-        with _read_one() as connection:
-            return self._get_template(connection, 'uuid', uuid)
-
-    def get_deploy_template_by_name(self, name):
-        with _read_one() as connection:
-            return self._get_template(connection, 'name', name)
-
-    def get_deploy_template_list(self, limit=None, marker=None,
-                                 sort_key='id', sort_dir='asc'):
-        """A page of templates, in one query (see :func:`_page`)."""
-        page = _page(sa.select(_TEMPLATES), _TEMPLATES, _TEMPLATE_SORT_KEYS,
-                     'deploy templates', limit=limit, marker=marker,
-                     sort_key=sort_key, sort_dir=sort_dir).subquery()
-        query = _with_steps(page).order_by(
-            *_order(page.c, sort_key, sort_dir), _STEPS.c.id)
-        with _read_one() as connection:
-            return _grouped(connection.execute(query))
-
-    def get_deploy_template_list_by_names(self, names):
-        """The templates with these names, by name, in one query."""
-        names = set(names)
-        if not names:
-            return []
-        with _read_one() as connection:
-            return _grouped(connection.execute(
-                _with_steps(_TEMPLATES).where(_TEMPLATES.c.name.in_(names))
-                .order_by(_TEMPLATES.c.name, _STEPS.c.id)))
-
-    @staticmethod
-    def _insert_steps(connection, template_id, steps):
-        if steps:
-            now = timeutils.utcnow()
-            connection.execute(sa.insert(_STEPS), [
-                dict({key: step[key] for key in _STEP_KEYS},
-                     deploy_template_id=template_id, created_at=now)
-                for step in steps])
-
-    @staticmethod
-    def _duplicate(exc, values):
-        if 'name' in (exc.columns or []):
-            return exception.DeployTemplateDuplicateName(
-                name=values.get('name'))
-        return exception.DeployTemplateAlreadyExists(uuid=values.get('uuid'))
-
-    def create_deploy_template(self, values):
-        """Store a template: ``uuid`` (made if absent), ``name``,
-        ``extra`` and ``steps``.
-
-        :raises DeployTemplateDuplicateName, DeployTemplateAlreadyExists:
-        """
-        values = dict(values)
-        values.setdefault('uuid', uuidutils.generate_uuid())
-        steps = values.pop('steps', None) or []
-        try:
-            with _writer() as connection:
-                template_id = connection.execute(
-                    sa.insert(_TEMPLATES).values(**values)
-                ).inserted_primary_key[0]
-                self._insert_steps(connection, template_id, steps)
-                return self._get_template(connection, 'id', template_id)
-        except db_exc.DBDuplicateEntry as exc:
-            raise self._duplicate(exc, values) from exc
-
-    def update_deploy_template(self, template_id, values):
-        """Change a template's ``name``, ``extra`` and/or ``steps`` (all
-        replaced); return it.
-
-        :raises DeployTemplateNotFound, DeployTemplateDuplicateName:
-        """
-        values = dict(values)
-        steps = values.pop('steps', None)
-        values['updated_at'] = timeutils.utcnow()
-        try:
-            with _writer() as connection:
-                result = connection.execute(
-                    sa.update(_TEMPLATES)
-                    .where(_TEMPLATES.c.id == template_id).values(**values))
-                if result.rowcount != 1:
-                    raise exception.DeployTemplateNotFound(
-                        template=template_id)
-                if steps is not None:
-                    connection.execute(sa.delete(_STEPS).where(
-                        _STEPS.c.deploy_template_id == template_id))
-                    self._insert_steps(connection, template_id, steps)
-                return self._get_template(connection, 'id', template_id)
-        except db_exc.DBDuplicateEntry as exc:
-            raise self._duplicate(exc, values) from exc
-
-    def destroy_deploy_template(self, template_id):
-        """Delete a template; its steps go with it (ON DELETE CASCADE)."""
-        with _write_one() as connection:
-            result = connection.execute(sa.delete(_TEMPLATES).where(
-                _TEMPLATES.c.id == template_id))
-        if result.rowcount != 1:
-            raise exception.DeployTemplateNotFound(template=template_id)
-
-
 class _ConductorQueries:
     """Queries on conductors: registration and liveness."""
 
@@ -707,6 +395,11 @@ class _ConductorQueries:
                     _CONDUCTORS.c.updated_at > seen_after)).scalars())
 
 
-class Connection(_NodeQueries, _NodeTraitQueries, _DeployTemplateQueries,
-                 _ConductorQueries):
+class Connection(_NodeQueries, node_traits.NodeTraitQueries,
+                 deploy_templates.DeployTemplateQueries, _ConductorQueries):
     """The database API: every query, one instance per process."""
+
+    # What the query mixins of other modules run their statements on.
+    read_one = staticmethod(_read_one)
+    write_one = staticmethod(_write_one)
+    writer = staticmethod(_writer)

@@ -420,6 +420,16 @@ class TraitsTest(base.TestCase):
         self.assertEqual(['CUSTOM_A'], data(
             self.node.obj_to_primitive())['traits'])
 
+    def test_a_node_received_without_traits_reads_them_when_used(self):
+        self.node.set_traits(['CUSTOM_A'])
+        serializer = objects_base.IronicStepsObjectSerializer()
+        primitive = self.node.obj_to_primitive(target_version='1.1')
+        received = serializer.deserialize_entity(self.context, primitive)
+        self.assertEqual(objects.Node.VERSION, received.VERSION)
+        self.assertFalse(received.obj_attr_is_set('traits'))
+        self.assertEqual(['CUSTOM_A'], received.traits)
+        self.assertEqual(set(), received.obj_what_changed())
+
     def test_pinned_to_a_release_without_traits_none_are_written(self):
         self.node.set_traits(['CUSTOM_A'])
         self.config(pin_release_version='0.2')

@@ -9,16 +9,20 @@ A request passes, outermost first: :class:`versions.VersionMiddleware`
 middleware of ``[DEFAULT] auth_strategy`` (:mod:`auth`), then Flask, which
 puts the version, the request context and the conductor RPC client in
 ``flask.g`` and routes to one blueprint per resource (:mod:`controllers`).
-Controllers change nodes only through ``flask.g.rpcapi``.  Errors anywhere
+Controllers change nodes only through ``flask.g.rpcapi``; deploy
+templates, which are not node operations, through their object.  Errors anywhere
 are answered in Ironic's JSON error format (:mod:`errors`).
 """
 
 import flask
 
 from ironic_steps.api import auth
+from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
+from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_states
+from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
@@ -28,7 +32,8 @@ from ironic_steps.conductor import rpcapi
 _RPCAPI = 'ironic_steps.rpcapi'
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
-               heartbeat.blueprint, drivers.blueprint)
+               node_traits.blueprint, heartbeat.blueprint, lookup.blueprint,
+               drivers.blueprint, deploy_templates.blueprint)
 
 
 def _prepare_request():

@@ -42,8 +42,9 @@ READER_ROLE = 'reader'
 #: bcrypt reads no more of a password.
 _BCRYPT_MAX_BYTES = 72
 
-#: Paths anyone may call: version discovery and agent heartbeats.
-_PUBLIC_PATHS = re.compile(r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$')
+#: Paths anyone may call: version discovery, agent lookups and heartbeats.
+_PUBLIC_PATHS = re.compile(
+    r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$|^/v1/lookup/?$')
 
 
 def _set_identity(environ, user, roles):

@@ -3,8 +3,10 @@
 A value whose key contains ``password``, ``secret``, ``token`` or ``key``
 (any case) is a secret, at any depth, inside dicts and lists alike, in the
 fields a resource masks (a node's ``driver_info``, ``driver_internal_info``
-and ``instance_info``).  Matching is deliberately broad: showing ``******``
-for a harmless ``keyboard_layout`` costs less than leaking a BMC password.
+and ``instance_info``; a deploy template's ``steps``, whose ``args`` may
+carry credentials; the node an agent looks up).  Matching is deliberately
+broad: showing ``******`` for a harmless ``keyboard_layout`` costs less
+than leaking a BMC password.
 
 Secrets are write-only: they are shown as ``******`` (:func:`mask`), and
 no request may read them any other way.  A JSON patch may set (``add``,

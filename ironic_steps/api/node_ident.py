@@ -38,9 +38,10 @@ def get_node(context, ident):
     return objects.Node.get(context, ident)
 
 
-def get_row(context, ident):
-    """The node called ``ident``, in one query, as a row to read.
+def get_row(context, ident, with_traits=False):
+    """The node called ``ident``, in one query, as a row to read (with
+    its ``traits`` if ``with_traits``).
 
     :raises NodeNotFound:
     """
-    return objects.Node.get_row(context, check(ident))
+    return objects.Node.get_row(context, check(ident), with_traits)

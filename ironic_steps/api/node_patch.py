@@ -1,157 +1,20 @@
 """Apply an RFC 6902 JSON patch to a node's writable fields.
 
-The patch is applied to a document of the node's writable fields with
-their real values (secrets unmasked, unset dicts as ``{}``), one operation
-at a time so that an error names the operation that failed.  Removing a
+The shared :mod:`patching` machinery does the work on the writable fields
+of :mod:`node_schema`; this module says what is node-specific: removing a
 top-level field resets it (dicts to ``{}``, ``maintenance`` to false,
-anything else to null).  The caller saves the changes through the
-conductor; this module only computes them.
-
-Every operation is checked before any is applied: an object with ``op``
-(``add``, ``remove``, ``replace``, ``move``, ``copy`` or ``test``), a
-``path`` and, as the op needs, ``value`` or ``from``, both pointers being
-strings; nothing else.  Secrets are write-only (see :mod:`masking`):
-``test``, ``copy`` and ``move`` are refused where they would read one.
-Errors name the operation by its position, op and paths, never by a value
-of the node, so they cannot carry a secret.  A patch whose result would
-be nested deeper, or hold more values, than a request body may is refused
-too (``copy`` can double a document at every operation).
+anything else to null), and leaving maintenance clears its reason.  The
+checks of every operation and the write-only rule for the secrets of
+``driver_info``, ``driver_internal_info`` and ``instance_info`` are the
+shared machinery's.  The caller saves the changes through the conductor;
+this module only computes them.
 """
 
-import copy
-
-import jsonpatch
-import jsonpointer
-
-from ironic_steps.api import body
-from ironic_steps.api import errors
-from ironic_steps.api import masking
 from ironic_steps.api import node_schema
-from ironic_steps.api import node_view
-from ironic_steps.api import strict_json
-from ironic_steps.conf import CONF
+from ironic_steps.api import patching
 
-_PATCH_ERRORS = (jsonpatch.JsonPatchException,
-                 jsonpointer.JsonPointerException, KeyError, IndexError,
-                 TypeError, ValueError)
 _DICT_FIELDS = frozenset(['driver_info', 'instance_info', 'properties',
                           'extra'])
-#: op -> the members it needs besides ``op`` and ``path``.
-_OPERATIONS = {'add': ('value',), 'remove': (), 'replace': ('value',),
-               'move': ('from',), 'copy': ('from',), 'test': ('value',)}
-_MISSING = object()
-
-
-def _describe(index, op):
-    """How an error names an operation: its position, op and paths."""
-    text = 'operation %d (%s %s' % (index, op['op'], op['path'])
-    if 'from' in op:
-        text += ' from %s' % op['from']
-    return text + ')'
-
-
-def _refuse(reason):
-    return errors.InvalidBody(reason='not a valid JSON patch: %s' % reason)
-
-
-def _pointer(index, op, member):
-    value = op[member]
-    if not isinstance(value, str):
-        raise _refuse('"%s" of operation %d must be a JSON pointer string'
-                      % (member, index))
-    try:
-        parts = jsonpointer.JsonPointer(value).parts
-    except jsonpointer.JsonPointerException as exc:
-        raise _refuse('"%s" of operation %d is not a JSON pointer (RFC '
-                      '6901): %s' % (member, index, exc)) from exc
-    if not parts:
-        raise errors.InvalidBody(
-            reason='%s targets the whole node; name a field'
-            % _describe(index, op))
-    return parts
-
-
-def _check_operation(index, op):
-    """The (path parts, from parts or None) of a well-formed operation."""
-    if not isinstance(op, dict):
-        raise _refuse('operation %d is not an object' % index)
-    name = op.get('op')
-    if not isinstance(name, str) or name not in _OPERATIONS:
-        raise _refuse('operation %d has no valid "op"; ops: %s'
-                      % (index, ', '.join(_OPERATIONS)))
-    needed = ('op', 'path') + _OPERATIONS[name]
-    missing = [member for member in needed if member not in op]
-    if missing:
-        raise _refuse('operation %d (%s) needs %s'
-                      % (index, name, ', '.join(missing)))
-    unknown = sorted(set(op) - set(needed))
-    if unknown:
-        raise _refuse('operation %d (%s) takes only %s, not %s' % (
-            index, name, ', '.join(needed),
-            ', '.join(str(member)[:50] for member in unknown)))
-    source = _pointer(index, op, 'from') if 'from' in op else None
-    return _pointer(index, op, 'path'), source
-
-
-def _parse(patch):
-    """The operations of ``patch`` with their parsed paths, all checked."""
-    if not isinstance(patch, list) or not patch:
-        raise errors.InvalidBody(reason='expected a JSON patch: a non-empty '
-                                 'list of operations (RFC 6902)')
-    return [(op,) + _check_operation(index, op)
-            for index, op in enumerate(patch, 1)]
-
-
-def _resolve(doc, parts):
-    for part in parts:
-        if isinstance(doc, dict):
-            doc = doc.get(part, _MISSING)
-        elif (isinstance(doc, list) and part.isascii() and part.isdigit()
-              and int(part) < len(doc)):
-            doc = doc[int(part)]
-        else:
-            return _MISSING
-        if doc is _MISSING:
-            return _MISSING
-    return doc
-
-
-def _reads_a_secret(doc, parts):
-    """Whether reading the value at ``parts`` would read a secret."""
-    if not node_view.is_masked(parts[0]):
-        return False
-    return (masking.path_is_secret(parts[1:])
-            or masking.holds_secret(_resolve(doc, parts)))
-
-
-def _check_secrets(doc, index, op, path, source):
-    if op['op'] == 'test' and _reads_a_secret(doc, path):
-        raise errors.InvalidBody(
-            reason='%s would test a secret; secrets can be set and '
-                   'removed, never read' % _describe(index, op))
-    if source is not None and _reads_a_secret(doc, source):
-        raise errors.InvalidBody(
-            reason='%s would %s a secret; secrets can be set and removed, '
-                   'never read' % (_describe(index, op), op['op']))
-
-
-def _why_not(doc, op, path, source):
-    """Why ``op`` does not apply to ``doc``, naming only its paths."""
-    if source is not None and _resolve(doc, source) is _MISSING:
-        return '%s does not exist' % op['from']
-    parent = _resolve(doc, path[:-1])
-    if parent is _MISSING:
-        return '%s does not exist' % '/'.join(
-            [''] + [p.replace('~', '~0').replace('/', '~1')
-                    for p in path[:-1]])
-    if not isinstance(parent, (dict, list)):
-        return 'the parent of %s is neither an object nor an array' % (
-            op['path'])
-    if op['op'] == 'test':
-        return 'the value at %s is not the value tested' % op['path']
-    if isinstance(parent, list):
-        return '%s is not an index of the array' % op['path']
-    return '%s does not exist' % op['path']
 
 
 def _empty(field):
@@ -159,31 +22,6 @@ def _empty(field):
     if field in _DICT_FIELDS:
         return {}
     return False if field == 'maintenance' else None
-
-
-def _apply(doc, operations):
-    """Apply the checked operations to ``doc`` in place, one by one."""
-    budget = body.max_size()
-    for index, (op, path, source) in enumerate(operations, 1):
-        _check_secrets(doc, index, op, path, source)
-        if op['op'] == 'copy':
-            # Each copied value counts against what one body may carry.
-            budget -= strict_json.count_values(_resolve(doc, source),
-                                               budget)
-            if budget < 0:
-                raise errors.InvalidBody(
-                    reason='%s makes the node larger than a request body '
-                           'may be' % _describe(index, op))
-        try:
-            doc = jsonpatch.apply_patch(doc, [op], in_place=True)
-        except _PATCH_ERRORS as exc:
-            # The library's messages may quote the document (secrets
-            # included): say why in our own words.
-            raise errors.InvalidBody(
-                reason='%s cannot be applied: %s' % (
-                    _describe(index, op), _why_not(doc, op, path, source))
-            ) from exc
-    return doc
 
 
 def changes(node, patch, version):
@@ -194,26 +32,8 @@ def changes(node, patch, version):
         outside the writable fields of ``version``.
     :raises InvalidField: for a resulting value its field does not take.
     """
-    operations = _parse(patch)
-    node_schema.check_names(
-        [parts[0] for _, path, source in operations
-         for parts in (path, source) if parts is not None],
-        node_schema.UPDATE_FIELDS, 'changed', version)
-    writable = [f for f in node_view.visible_fields(version)
-                if f in node_schema.UPDATE_FIELDS]
-    before = {}
-    for field in writable:
-        value = getattr(node, field)
-        before[field] = _empty(field) if value is None else value
-    doc = _apply(copy.deepcopy(before), operations)
-    after = {field: doc.get(field, _empty(field)) for field in writable}
-    changed = {f: after[f] for f in writable if after[f] != before[f]}
-    try:
-        strict_json.check_tree(changed, CONF.api.max_json_body_depth)
-    except strict_json.StrictJSONError as exc:
-        raise errors.InvalidBody(reason='the patched node: %s' % exc
-                                 ) from exc
-    node_schema.check_values(changed)
+    changed = patching.changes(node, patch, node_schema.SCHEMA, version,
+                               _empty)
     if changed.get('maintenance') is False:
         changed['maintenance_reason'] = None
     return changed

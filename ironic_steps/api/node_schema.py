@@ -1,20 +1,22 @@
 """Which node fields a request may write, and what values they take.
 
-The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`);
-:func:`check_create` checks a create body with it, and
-:func:`check_names` / :func:`check_values` serve the PATCH code in
-:mod:`node_patch`.  Field existence by microversion comes from
-:mod:`node_view`, so a field is gated in one place only.
+The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`),
+checked by the shared :mod:`schema` machinery (which matches identifiers
+whole and stores UUIDs in lower case, see :mod:`identifiers`);
+:func:`check_create` checks a create body with it, and :func:`check_names`
+/ :func:`check_values` serve the PATCH code in :mod:`node_patch`.  A name
+must not look like a UUID or a number, nor be one Ironic reserves.  Field existence by
+microversion comes from :mod:`node_view`, so a field is gated in one place
+only.
 """
 
-import jsonschema
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
 from ironic_steps.api import node_view
-from ironic_steps.common import exception
+from ironic_steps.api import schema
 from ironic_steps.drivers import base as drivers_base
 
 NAME_PATTERN = identifiers.NAME_PATTERN
@@ -60,56 +62,8 @@ CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 
-_VALIDATORS = {field: jsonschema.Draft202012Validator(schema)
-               for field, schema in FIELD_SCHEMAS.items()}
 
-
-def _allowed(writable, version):
-    return [f for f in node_view.visible_fields(version) if f in writable]
-
-
-def check_names(names, writable, action, version):
-    """Refuse unknown, later-version and read-only field names.
-
-    :raises UnknownFields: (400) names no node has.
-    :raises FieldNotInVersion: (406) names from a later microversion.
-    :raises ReadOnlyFields: (400) names that cannot be ``action``.
-    """
-    allowed = ', '.join(_allowed(writable, version))
-    unknown = sorted(set(names) - set(node_view.FIELDS))
-    if unknown:
-        raise errors.UnknownFields(fields=', '.join(unknown), valid=allowed)
-    node_view.check_fields(names, version)
-    read_only = [f for f in node_view.FIELDS
-                 if f in names and f not in writable]
-    if read_only:
-        raise errors.ReadOnlyFields(fields=', '.join(read_only),
-                                    action=action, valid=allowed)
-
-
-#: Fields holding a UUID: stored in canonical (lower) case.
-_UUID_FIELDS = frozenset(field for field, schema in FIELD_SCHEMAS.items()
-                         if schema.get('pattern') == UUID_PATTERN)
-
-
-def check_values(values):
-    """Check ``values`` (field -> value) and make UUIDs canonical, in place.
-
-    :raises InvalidField: for a value its field's schema refuses.
-    """
-    for field, value in values.items():
-        error = jsonschema.exceptions.best_match(
-            _VALIDATORS[field].iter_errors(value))
-        if error is not None:
-            hint = _HINTS.get(field)
-            # The schema's message quotes the value: not for a field that
-            # may hold secrets.
-            reason = ('expected %s' % ' or '.join(
-                _VALIDATORS[field].schema['type'])
-                if node_view.is_masked(field) else error.message)
-            raise errors.InvalidField(field=field, reason=reason + (
-                '; %s' % hint if hint else ''))
-    name = values.get('name')
+def _check_name(name):
     if name is not None and (uuidutils.is_uuid_like(name)
                              or strutils.is_int_like(name)):
         raise errors.InvalidField(
@@ -120,8 +74,31 @@ def check_values(values):
             field='name', reason='%r is reserved, as in Ironic: it names a '
             'part of the API; reserved names: %s' % (
                 name, ', '.join(RESERVED_NAMES)))
-    for field in _UUID_FIELDS.intersection(values):
-        values[field] = identifiers.canonical_uuid(values[field])
+    return name
+
+
+SCHEMA = schema.Schema(
+    node_view.VIEW, FIELD_SCHEMAS, CREATE_FIELDS, UPDATE_FIELDS,
+    required={'driver': "A node needs a 'driver' (a hardware type)."},
+    hints=_HINTS, checks={'name': _check_name})
+
+
+def check_names(names, writable, action, version):
+    """Refuse unknown, later-version and read-only field names.
+
+    :raises UnknownFields: (400) names no node has.
+    :raises FieldNotInVersion: (406) names from a later microversion.
+    :raises ReadOnlyFields: (400) names that cannot be ``action``.
+    """
+    SCHEMA.check_names(names, writable, action, version)
+
+
+def check_values(values):
+    """``values`` checked, UUIDs in canonical (lower) case.
+
+    :raises InvalidField: for a value its field's schema refuses.
+    """
+    return SCHEMA.check_values(values)
 
 
 def check_create(body, version):
@@ -129,12 +106,4 @@ def check_create(body, version):
 
     :returns: the body, whose fields all exist at ``version`` and are valid.
     """
-    if not isinstance(body, dict):
-        raise errors.InvalidBody(reason='expected a JSON object with the '
-                                 'fields of the new node')
-    check_names(body, CREATE_FIELDS, 'set on create', version)
-    if body.get('driver') is None:
-        raise exception.MissingParameterValue(
-            err="A node needs a 'driver' (a hardware type).")
-    check_values(body)
-    return body
+    return SCHEMA.check_create(body, version, 'node')

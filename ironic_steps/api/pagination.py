@@ -1,8 +1,11 @@
 """Collection paging: limit, marker, sort and the ``next`` link.
 
-``limit`` is capped at ``[api] max_limit`` and is that cap when absent, so
-every page is bounded; a full page carries a ``next`` link that repeats the
-request's other parameters with ``marker`` set to the page's last item.
+The one pagination of every collection.  ``limit`` is capped at ``[api]
+max_limit`` and is that cap when absent, so every page is bounded; the
+marker is the UUID of the previous page's last item, which the database
+layer turns into a keyset condition (stable and index-friendly); a full
+page carries a ``next`` link that repeats the request's other parameters
+with ``marker`` set to the page's last item.
 
 Parameters are read strictly: ``limit`` is ASCII digits and nothing else
 (Python's ``int()`` would also take ``" 1"``, ``+1``, ``1_0`` and other
@@ -55,6 +58,32 @@ def parse(args, default_sort_key='id'):
                 marker=identifiers.canonical_uuid(marker),
                 sort_key=args.get('sort_key', default_sort_key),
                 sort_dir=sort_dir)
+
+
+def marker_item(page, find, what):
+    """The item ``page.marker`` names, found by ``find(uuid)``; or None.
+
+    :param what: the kind of item, for the error message.
+    :raises InvalidParameterValue: if no such item exists.
+    """
+    if page.marker is None:
+        return None
+    try:
+        return find(page.marker)
+    except exception.NotFound as exc:
+        raise exception.InvalidParameterValue(
+            err='marker %s is not the UUID of any %s' % (page.marker, what)
+        ) from exc
+
+
+def collection(name, bodies, collection_url, args, page, items):
+    """The body of a page: ``{name: bodies}`` and, unless it is the last
+    page, a ``next`` link (see :func:`next_link`)."""
+    body = {name: bodies}
+    next_url = next_link(collection_url, args, page, items)
+    if next_url:
+        body['next'] = next_url
+    return body
 
 
 def next_link(collection_url, args, page, items):

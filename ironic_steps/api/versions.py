@@ -18,16 +18,28 @@ implement it):
 
 * 1.11 - minimum: nodes are created in ``enroll``; ``manage`` and
   ``provide`` take them to ``available``.
+* 1.13 - the ``abort`` provision target (from ``clean wait``, where the
+  running step is abortable, and from ``wait call-back``, which Ironic
+  allows from 1.110).
+* 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
 * 1.21 - node ``resource_class`` field (read, create, update, filter).
-* 1.22 - the ``/v1/heartbeat/{node}`` endpoint for agents.
+* 1.22 - the ``/v1/lookup`` and ``/v1/heartbeat/{node}`` endpoints for
+  agents.
 * 1.30 - drivers carry ``type`` and, with ``detail``, their interfaces.
 * 1.31 - node ``*_interface`` fields (boot, deploy, management, power,
   raid, vendor).
 * 1.36 - heartbeats may carry ``agent_version``.
+* 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
+  endpoints.
 * 1.40 - node ``bios_interface`` field.
 * 1.43 - ``?detail=True`` on the node list.
-* 1.44 - node ``deploy_step`` field (maximum).
+* 1.44 - node ``deploy_step`` field.
+* 1.55 - the ``/v1/deploy_templates`` endpoints.
+* 1.62 - agent tokens: a lookup hands the token out once, heartbeats
+  carry it (``agent_token``).
+* 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
+  (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.1 answers up to 1.43.
@@ -53,18 +65,24 @@ from ironic_steps.conf import CONF
 BASE_VERSION = 1
 
 MINOR_11_ENROLL_STATE = 11
+MINOR_13_ABORT = 13
+MINOR_15_MANUAL_CLEAN = 15
 MINOR_16_DRIVER_FILTER = 16
 MINOR_21_RESOURCE_CLASS = 21
 MINOR_22_LOOKUP_HEARTBEAT = 22
 MINOR_30_DYNAMIC_DRIVERS = 30
 MINOR_31_DYNAMIC_INTERFACES = 31
 MINOR_36_AGENT_VERSION_HEARTBEAT = 36
+MINOR_37_NODE_TRAITS = 37
 MINOR_40_BIOS_INTERFACE = 40
 MINOR_43_ENABLE_DETAIL_QUERY = 43
 MINOR_44_NODE_DEPLOY_STEP = 44
+MINOR_55_DEPLOY_TEMPLATES = 55
+MINOR_62_AGENT_TOKEN = 62
+MINOR_69_DEPLOY_STEPS = 69
 
 MIN_VERSION = (BASE_VERSION, MINOR_11_ENROLL_STATE)
-_MAX_VERSION = (BASE_VERSION, MINOR_44_NODE_DEPLOY_STEP)
+_MAX_VERSION = (BASE_VERSION, MINOR_69_DEPLOY_STEPS)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'
@@ -151,6 +169,23 @@ def check_supported(version):
         raise errors.VersionNotSupported(
             version=to_string(version), min=to_string(MIN_VERSION),
             max=to_string(max_version()))
+
+
+def check_endpoint(version, needed, path, method='GET', changes_405=False):
+    """Refuse a request for an endpoint that does not exist at ``version``.
+
+    :param changes_405: answer requests other than GET with 405 rather
+        than 404 (what Ironic answers for some endpoints, e.g. deploy
+        templates).
+    :raises EndpointNotInVersion: (404)
+    :raises MethodNotInVersion: (405)
+    """
+    if version >= needed:
+        return
+    refusal = (errors.MethodNotInVersion if changes_405 and method != 'GET'
+               else errors.EndpointNotInVersion)
+    raise refusal(path=path, needed=to_string(needed),
+                  version=to_string(version))
 
 
 def response_headers(version):

@@ -64,6 +64,31 @@ class InvalidStep(Invalid):
     _msg_fmt = '%(reason)s'
 
 
+class InvalidTrait(Invalid):
+    _msg_fmt = 'Invalid trait: %(reason)s.'
+
+
+class TooManyTraits(Invalid):
+    _msg_fmt = ('Could not modify the traits of node %(node)s: it would have '
+                '%(count)d traits, more than the %(max)d a node may have.')
+
+
+class InvalidRequestedSteps(Invalid):
+    _msg_fmt = ('The %(kind)s steps requested for node %(node)s cannot run, '
+                'so nothing was changed: %(problems)s.')
+
+
+class StepNotAbortable(Invalid):
+    _msg_fmt = ('The %(flow)s of node %(node)s cannot be aborted while its '
+                'step %(step)s runs: that step is not abortable. Abort once '
+                'it is done.')
+
+
+class InvalidAgentToken(Invalid):
+    # Ironic's words, which agents and their operators know.
+    _msg_fmt = 'Invalid or missing agent token received.'
+
+
 # --- 404 --------------------------------------------------------------------
 
 class NotFound(IronicStepsException):
@@ -73,6 +98,14 @@ class NotFound(IronicStepsException):
 
 class NodeNotFound(NotFound):
     _msg_fmt = 'Node %(node)s could not be found.'
+
+
+class NodeTraitNotFound(NotFound):
+    _msg_fmt = "Node %(node)s doesn't have a trait '%(trait)s'."
+
+
+class DeployTemplateNotFound(NotFound):
+    _msg_fmt = 'Deploy template %(template)s could not be found.'
 
 
 class DriverNotFound(NotFound):
@@ -85,6 +118,12 @@ class DriverNotFound(NotFound):
 class NotAcceptable(IronicStepsException):
     _msg_fmt = 'Request not acceptable.'
     code = http.HTTPStatus.NOT_ACCEPTABLE
+
+
+class NotInPinnedRelease(NotAcceptable):
+    _msg_fmt = ('%(feature)s needs release %(needed)s; the services are '
+                'pinned to release %(pinned)s ([DEFAULT] '
+                'pin_release_version) until the rolling upgrade is over.')
 
 
 # --- 409 --------------------------------------------------------------------
@@ -105,6 +144,14 @@ class NodeAlreadyExists(Conflict):
 
 class DuplicateName(Conflict):
     _msg_fmt = 'A node with name %(name)s already exists.'
+
+
+class DeployTemplateDuplicateName(Conflict):
+    _msg_fmt = 'A deploy template with name %(name)s already exists.'
+
+
+class DeployTemplateAlreadyExists(Conflict):
+    _msg_fmt = 'A deploy template with UUID %(uuid)s already exists.'
 
 
 class NodeInWrongState(Conflict):
@@ -145,15 +192,19 @@ class CleanStepFailed(StepFailed):
     _msg_fmt = 'Clean step %(step)s failed: %(reason)s'
 
 
-class DriverStepConflict(IronicStepsException):
-    """The driver offers steps that cannot be ordered: a driver bug."""
+class DriverStepConflict(Conflict):
+    """The driver offers steps that cannot be ordered: a driver bug.
+
+    Found when a flow is planned, before the node moves, so the request is
+    refused (409) with the node as it was.
+    """
 
     _msg_fmt = ('Interface %(interface)s offers %(kind)s steps %(steps)s '
                 'with the same priority %(priority)s; they cannot be '
                 'ordered. This is a bug in the driver.')
 
 
-class NoStepsFound(IronicStepsException):
+class NoStepsFound(Invalid):
     _msg_fmt = 'No %(kind)s steps are offered by the driver of node %(node)s.'
 
 

@@ -12,11 +12,16 @@ add the new version to ``common/release_mappings.py``):
 * 1.0 - create_node, update_node, destroy_node, do_provisioning_action,
   do_node_deploy, do_node_tear_down, heartbeat
 * 1.1 - continue_node_deploy (deploy steps)
+* 1.2 - do_node_deploy takes rebuild and deploy_steps; do_node_clean
+  (manual cleaning); do_provisioning_action takes 'abort';
+  get_node_with_token (agent lookup); heartbeat takes agent_token;
+  add_node_traits, remove_node_traits
 """
 
 import threading
 
 import oslo_messaging as messaging
+from oslo_utils import versionutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
@@ -45,7 +50,7 @@ def _hash_ring():
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
 
     def __init__(self):
         self._client = None
@@ -56,9 +61,28 @@ class ConductorAPI:
                 version_cap=pinned['rpc'] if pinned else self.RPC_API_VERSION)
 
     def can_send_version(self, version):
+        """Whether every conductor understands ``version`` (the pin)."""
         if self._client is None:
-            return True
+            pinned = release_mappings.pinned_release(CONF)
+            return pinned is None or release_mappings.rpc_at_least(
+                pinned, version)
         return self._client.can_send_version(version)
+
+    def _check_can_send(self, version, feature):
+        """Refuse, clearly, a call the pinned release's conductors lack.
+
+        :raises NotInPinnedRelease:
+        """
+        pinned = release_mappings.pinned_release(CONF)
+        if pinned is None or versionutils.is_compatible(
+                version, pinned['rpc'], same_major=True):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=next(name for name in release_mappings.RELEASES
+                        if versionutils.is_compatible(
+                            version, release_mappings.RELEASE_MAPPING[
+                                name]['rpc'], same_major=True)))
 
     def _call(self, context, method, version, route=None, **kwargs):
         """Call ``method``; ``route`` (a node UUID) picks the conductor."""
@@ -90,12 +114,29 @@ class ConductorAPI:
                           node_id=node_id)
 
     def do_provisioning_action(self, context, node_id, action):
+        if action == 'abort':
+            self._check_can_send('1.2', 'Aborting a flow')
         return self._call(context, 'do_provisioning_action', '1.0',
                           route=node_id, node_id=node_id, action=action)
 
-    def do_node_deploy(self, context, node_id):
+    def do_node_deploy(self, context, node_id, rebuild=None,
+                       deploy_steps=None):
+        """:param rebuild: True for rebuild, False for active, None to
+            decide by the node's state (as the previous release did)."""
+        if self.can_send_version('1.2'):
+            return self._call(context, 'do_node_deploy', '1.2',
+                              route=node_id, node_id=node_id,
+                              rebuild=rebuild, deploy_steps=deploy_steps)
+        if deploy_steps is not None:
+            self._check_can_send('1.2', 'deploy_steps')
+        # The previous release tells active from rebuild by the state.
         return self._call(context, 'do_node_deploy', '1.0', route=node_id,
                           node_id=node_id)
+
+    def do_node_clean(self, context, node_id, clean_steps):
+        self._check_can_send('1.2', 'Manual cleaning')
+        return self._call(context, 'do_node_clean', '1.2', route=node_id,
+                          node_id=node_id, clean_steps=clean_steps)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',
@@ -105,8 +146,33 @@ class ConductorAPI:
         return self._call(context, 'continue_node_deploy', '1.1',
                           route=node_id, node_id=node_id)
 
+    def get_node_with_token(self, context, node_id):
+        """The agent token of ``node_id`` for its agent's lookup; None
+        while pinned to a release from before tokens."""
+        if not self.can_send_version('1.2'):
+            return None
+        return self._call(context, 'get_node_with_token', '1.2',
+                          route=node_id, node_id=node_id)
+
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add ``traits`` to the node, or replace all its traits with
+        them if ``replace``."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'add_node_traits', '1.2', route=node_id,
+                          node_id=node_id, traits=traits, replace=replace)
+
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove ``traits`` from the node; every trait if None."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'remove_node_traits', '1.2',
+                          route=node_id, node_id=node_id, traits=traits)
+
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None):
-        return self._call(context, 'heartbeat', '1.0', route=node_id,
-                          node_id=node_id, callback_url=callback_url,
-                          agent_version=agent_version)
+                  agent_version=None, agent_token=None):
+        kwargs = {'callback_url': callback_url,
+                  'agent_version': agent_version}
+        version = '1.0'
+        if self.can_send_version('1.2'):
+            version, kwargs['agent_token'] = '1.2', agent_token
+        return self._call(context, 'heartbeat', version, route=node_id,
+                          node_id=node_id, **kwargs)

@@ -3,10 +3,12 @@
 
 def register_all():
     __import__('ironic_steps.objects.node')
+    __import__('ironic_steps.objects.deploy_template')
 
 
 register_all()
 
+from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
 
-__all__ = ['Node']
+__all__ = ['DeployTemplate', 'Node']

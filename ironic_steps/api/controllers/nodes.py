@@ -1,7 +1,8 @@
 """/v1/nodes: create, list, show, update and delete nodes.
 
 Reads go to the database through :class:`objects.Node` (one query for a
-node, one for a page of nodes, reading only the columns the page shows);
+node, one for a page of nodes, reading only the columns the page shows,
+and a node's traits only when they are shown);
 every change goes through the conductor (``flask.g.rpcapi``, a
 :class:`rpcapi.ConductorAPI`), which owns node locks and checks states;
 conductor calls take the node's UUID, which routes them.
@@ -52,62 +53,26 @@ def _filters(args, version):
     return filters
 
 
-def _wants_detail(args, version, detail_path):
-    detail = query.boolean(args, 'detail')
-    if detail is None:
-        return detail_path
-    if detail_path:
-        raise exception.InvalidParameterValue(
-            err='/v1/nodes/detail is always detailed; drop ?detail')
-    needed = (1, versions.MINOR_43_ENABLE_DETAIL_QUERY)
-    if version < needed:
-        raise errors.FeatureNotInVersion(
-            feature='?detail', needed=versions.to_string(needed),
-            version=versions.to_string(version))
-    return detail
-
-
-def _marker_node(context, page):
-    if page.marker is None:
-        return None
-    try:
-        return objects.Node.get_by_uuid(context, page.marker)
-    except exception.NodeNotFound as exc:
-        raise exception.InvalidParameterValue(
-            err='marker %s is not the UUID of any node' % page.marker
-        ) from exc
-
-
 def _list(detail_path):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:list', context)
     args = flask.request.args
     query.check_known(args, _LIST_PARAMS)
-    fields = node_view.parse_fields(args.get('fields'), version)
-    detail = _wants_detail(args, version, detail_path)
-    if detail and fields is not None:
-        raise exception.InvalidParameterValue(
-            err='?fields cannot be combined with a detailed list')
-    if detail:
-        fields = node_view.visible_fields(version)
-    elif fields is None:
-        fields = node_view.LIST_FIELDS
+    fields = node_view.VIEW.list_fields_for(args, version, detail_path)
     filters = _filters(args, version)
     page = pagination.parse(args)
     if page.sort_key in node_view.FIELDS:
         node_view.check_fields([page.sort_key], version)
+    marker = pagination.marker_item(
+        page, lambda uuid: objects.Node.get_by_uuid(context, uuid), 'node')
     nodes = objects.Node.list_fields(
         context, fields + ('uuid',), filters=filters, limit=page.limit,
-        marker=_marker_node(context, page), sort_key=page.sort_key,
-        sort_dir=page.sort_dir)
+        marker=marker, sort_key=page.sort_key, sort_dir=page.sort_dir)
     base = responses.public_url()
-    collection = {'nodes': [node_view.to_dict(node, fields, base)
-                            for node in nodes]}
     path = '/v1/nodes/detail' if detail_path else '/v1/nodes'
-    next_url = pagination.next_link(base + path, args, page, nodes)
-    if next_url:
-        collection['next'] = next_url
-    return responses.json_response(collection)
+    return responses.json_response(pagination.collection(
+        'nodes', [node_view.to_dict(node, fields, base) for node in nodes],
+        base + path, args, page, nodes))
 
 
 @blueprint.get('')
@@ -128,7 +93,7 @@ def show(ident):
     fields = (node_view.parse_fields(flask.request.args.get('fields'),
                                      version)
               or node_view.visible_fields(version))
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, with_traits='traits' in fields)
     return responses.json_response(node_view.to_dict(node, fields))
 
 

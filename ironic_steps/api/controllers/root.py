@@ -10,6 +10,10 @@ blueprint = flask.Blueprint('root', __name__)
 _DESCRIPTION = ('ironic-steps: bare-metal provisioning with deploy steps, '
                 'serving the OpenStack Ironic API.')
 _RESOURCES = ('nodes', 'drivers', 'heartbeat')
+#: Resources listed from a later version than the others.
+_LATER_RESOURCES = {
+    'deploy_templates': (1, versions.MINOR_55_DEPLOY_TEMPLATES),
+}
 
 
 def _version():
@@ -47,4 +51,7 @@ def v1():
     }
     for resource in _RESOURCES:
         body[resource] = responses.links(resource + '/', base=base)
+    for resource, since in _LATER_RESOURCES.items():
+        if flask.g.version >= since:
+            body[resource] = responses.links(resource + '/', base=base)
     return responses.json_response(body)

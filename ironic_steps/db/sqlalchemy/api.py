@@ -9,7 +9,6 @@ agree use :func:`_writer`'s transaction.
 """
 
 import contextlib
-import operator
 import threading
 
 import sqlalchemy as sa
@@ -19,7 +18,10 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.db.sqlalchemy import node_traits
+from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 
 _LOCAL = threading.local()
@@ -32,6 +34,9 @@ def _new_facade(**kwargs):
     facade = enginefacade.transaction_context()
     # oslo.db yields the GIL (sleep(0)) on every connection check-in, a
     # courtesy to green threads; with real threads it only adds latency.
+    # SQLite enforces foreign keys only when asked: the schema's ON DELETE
+    # CASCADEs (a node's traits, a template's steps) rely on it.
+    kwargs.setdefault('sqlite_fk', True)
     facade.configure(thread_checkin=False, **kwargs)
     return facade
 
@@ -112,6 +117,9 @@ _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
 # without building and hashing a new statement for every call.
 _NODE_BY = {key: sa.select(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
+_NODE_WITH_TRAITS_BY = {key: sa.select(
+    _NODES, node_traits.TRAITS_COLUMN).where(
+    _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
 _UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
 _TAKE_LOCK = {key: sa.update(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident'), _NODES.c.reservation.is_(None)
@@ -151,24 +159,6 @@ def _key_column(node_id):
     return 'id' if isinstance(node_id, int) else 'uuid'
 
 
-def _after_marker(column, value, marker_id, sort_dir):
-    """Rows after (``value``, ``marker_id``) in keyset order.
-
-    Keyset pagination is stable and index-friendly, unlike OFFSET.  Rows
-    whose sort column is NULL come last in both directions; the NULL cases
-    are spelled out because any comparison with NULL is NULL.
-    """
-    beyond = operator.gt if sort_dir == 'asc' else operator.lt
-    node_id = _NODES.c.id
-    if value is None:
-        return sa.and_(column.is_(None), beyond(node_id, marker_id))
-    # A bound value of the column's type: SQLAlchemy refuses to order a
-    # column against a bare True or False (sorting on maintenance).
-    value = sa.bindparam(None, value, type_=column.type)
-    return sa.or_(column.is_(None), beyond(column, value),
-                  sa.and_(column == value, beyond(node_id, marker_id)))
-
-
 class _NodeQueries:
     """Queries on nodes.
 
@@ -190,22 +180,26 @@ class _NodeQueries:
                 raise exception.DuplicateName(name=values.get('name')) from exc
             raise exception.NodeAlreadyExists(uuid=values['uuid']) from exc
 
-    def _get_node(self, key, ident):
+    def _get_node(self, key, ident, with_traits):
+        statement = (_NODE_WITH_TRAITS_BY if with_traits else _NODE_BY)[key]
         with _read_one() as connection:
             node = connection.execute(
-                _NODE_BY[key], {'ident': ident}).one_or_none()
+                statement, {'ident': ident}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=ident)
         return node
 
-    def get_node_by_id(self, node_id):
-        return self._get_node('id', node_id)
+    # with_traits: the row also has ``traits``, the node's traits (a sorted
+    # list), read in the same query.
 
-    def get_node_by_uuid(self, uuid):
-        return self._get_node('uuid', uuid)
+    def get_node_by_id(self, node_id, with_traits=False):
+        return self._get_node('id', node_id, with_traits)
 
-    def get_node_by_name(self, name):
-        return self._get_node('name', name)
+    def get_node_by_uuid(self, uuid, with_traits=False):
+        return self._get_node('uuid', uuid, with_traits)
+
+    def get_node_by_name(self, name, with_traits=False):
+        return self._get_node('name', name, with_traits)
 
     def get_node_list(self, filters=None, limit=None, marker=None,
                       sort_key='id', sort_dir='asc', columns=None):
@@ -219,19 +213,16 @@ class _NodeQueries:
         :param columns: the column names each row needs (``id`` and the
             sort key are always there); default every column.  A list
             polled for a few fields is then a fraction of the work.
+            ``traits`` is the node's traits, a sorted list, read in the
+            same query.
         """
-        if sort_key not in _SORT_KEYS:
-            raise exception.InvalidParameterValue(
-                err='Cannot sort on %s; sortable fields: %s' % (
-                    sort_key, ', '.join(sorted(_SORT_KEYS))))
-        if sort_dir not in ('asc', 'desc'):
-            raise exception.InvalidParameterValue(
-                err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
+        paging.check_sort(_SORT_KEYS, 'nodes', sort_key, sort_dir)
         if columns is None:
             query = sa.select(_NODES)
         else:
             names = dict.fromkeys(('id', sort_key) + tuple(columns))
-            query = sa.select(*(_NODES.c[name] for name in names))
+            query = sa.select(*(node_traits.TRAITS_COLUMN if name == 'traits'
+                                else _NODES.c[name] for name in names))
         filters = dict(filters or {})
         before = filters.pop('provisioned_before', None)
         if before is not None:
@@ -242,17 +233,9 @@ class _NodeQueries:
                     err='Cannot filter nodes on %s; filters: %s' % (
                         key, ', '.join(sorted(_FILTERS))))
             query = query.where(_NODES.c[key] == value)
-        column = _NODES.c[sort_key]
-        order = sa.desc if sort_dir == 'desc' else sa.asc
-        if marker is not None:
-            query = query.where(_after_marker(
-                column, getattr(marker, sort_key), marker.id, sort_dir))
-        # NULLs last in both directions, on every database, as
-        # _after_marker assumes.
-        query = query.order_by(column.is_(None), order(column),
-                               order(_NODES.c.id))
-        if limit:
-            query = query.limit(limit)
+        query = paging.page(query, _NODES, _SORT_KEYS, 'nodes', limit=limit,
+                            marker=marker, sort_key=sort_key,
+                            sort_dir=sort_dir)
         with _read_one() as connection:
             return connection.execute(query).all()
 
@@ -412,5 +395,11 @@ class _ConductorQueries:
                     _CONDUCTORS.c.updated_at > seen_after)).scalars())
 
 
-class Connection(_NodeQueries, _ConductorQueries):
+class Connection(_NodeQueries, node_traits.NodeTraitQueries,
+                 deploy_templates.DeployTemplateQueries, _ConductorQueries):
     """The database API: every query, one instance per process."""
+
+    # What the query mixins of other modules run their statements on.
+    read_one = staticmethod(_read_one)
+    write_one = staticmethod(_write_one)
+    writer = staticmethod(_writer)

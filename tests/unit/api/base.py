@@ -7,7 +7,7 @@ from ironic_steps.api import policy
 from ironic_steps.api import versions
 from tests import base
 
-LATEST = '1.44'
+LATEST = '1.55'
 
 
 class ApiTestMixin:
@@ -68,6 +68,13 @@ class ApiTestMixin:
         response = self.post('/v1/nodes', json=fields)
         self.assertEqual(201, response.status_code, response.data)
         return response.get_json()
+
+    def lookup_token(self, node_uuid):
+        """The agent token a lookup hands out (once per flow)."""
+        response = self.get('/v1/lookup?node_uuid=%s' % node_uuid,
+                            version='latest')
+        self.assertEqual(200, response.status_code, response.data)
+        return response.get_json()['config']['agent_token']
 
     def provision(self, ident, target, **kwargs):
         return self.put('/v1/nodes/%s/states/provision' % ident,

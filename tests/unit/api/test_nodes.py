@@ -264,7 +264,7 @@ class DeleteNodeTest(base.ApiTestCase):
         node = self.make_available(name='node-1')
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         self.wait_for_state(node, states.ACTIVE)
         response = self.delete('/v1/nodes/node-1')
         self.assertError(response, 409, node.uuid, 'active')

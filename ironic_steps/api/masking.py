@@ -3,8 +3,9 @@
 A value whose key contains ``password``, ``secret``, ``token`` or ``key``
 (any case) is a secret, at any depth, inside dicts and lists alike, in the
 fields a resource masks (a node's ``driver_info``, ``driver_internal_info``
-and ``instance_info``; a deploy template's ``steps``, whose ``args`` may
-carry credentials; the node an agent looks up).  Matching is deliberately
+and ``instance_info``, and its ``deploy_step`` and ``clean_step``, whose
+``args`` may carry credentials, as may a deploy template's ``steps``; the
+node an agent looks up).  Matching is deliberately
 broad: showing ``******`` for a harmless ``keyboard_layout`` costs less
 than leaking a BMC password.
 

@@ -58,8 +58,11 @@ _DICT_FIELDS = frozenset(['clean_step', 'deploy_step', 'driver_info',
                           'properties', 'extra'])
 _TIME_FIELDS = frozenset(['provision_updated_at', 'created_at',
                           'updated_at'])
+#: Fields that may hold secrets.  ``deploy_step`` and ``clean_step`` carry
+#: a step's ``args``, which may come from a deploy template's or a
+#: request's steps, whose credentials are as secret there as anywhere.
 _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
-                            'instance_info'])
+                            'instance_info', 'deploy_step', 'clean_step'])
 
 
 VIEW = view.View(

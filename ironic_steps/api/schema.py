@@ -31,8 +31,15 @@ def _where(field, error):
         [field] + [str(part) for part in error.absolute_path])
 
 
+#: Validators whose messages name only keys (a missing or an unexpected
+#: one), never the value, so they may be said whatever the value holds.
+_KEYS_ONLY = frozenset(['required', 'additionalProperties'])
+
+
 def _touches_secret(error):
-    """Whether a schema error is about a secret or a value holding one."""
+    """Whether a schema error's message could quote a secret."""
+    if error.validator in _KEYS_ONLY:
+        return False
     return (masking.path_is_secret(error.absolute_path)
             or masking.holds_secret(error.instance))
 

@@ -97,7 +97,9 @@ ENVIRON_KEY = 'ironic_steps.api_version'
 
 _ENVIRON_HEADER = 'HTTP_X_OPENSTACK_IRONIC_API_VERSION'
 _ENVIRON_GENERIC_HEADER = 'HTTP_OPENSTACK_API_VERSION'
-_VERSION_RE = re.compile(r'^(\d+)\.(\d+)$')
+# ASCII digits, matched whole, and few enough for int(), which refuses
+# thousands of them (a 500 before authentication, once).
+_VERSION_RE = re.compile(r'\A([0-9]{1,20})\.([0-9]{1,20})\Z')
 
 
 def max_version():

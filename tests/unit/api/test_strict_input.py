@@ -1,6 +1,7 @@
 """Hostile input: every malformed request is a 4xx that changes nothing.
 
-Regression tests for issue 10, defect by defect: identifiers matched whole,
+Regression tests for issue 10, defect by defect, on nodes and on deploy
+templates, traits and lookups alike: identifiers matched whole,
 canonical UUIDs, reserved names, strict JSON (depth, numbers, keys,
 surrogates), body size, strict ``limit`` and ``marker``, sorting on every
 sortable key with a marker, malformed JSON patches.  Each refusal is
@@ -13,6 +14,7 @@ import ddt
 from oslo_utils import uuidutils
 
 from ironic_steps.api import node_schema
+from ironic_steps.common import states
 from ironic_steps import objects
 from tests.unit.api import base
 
@@ -327,3 +329,247 @@ class MalformedPatchTest(RefusalMixin, base.ApiTestCase):
             {'op': 'copy', 'from': '/extra/d', 'path': '/extra/d/a/a/a'}]
         self.assertRefusedAndUnchanged(
             self.patch('/v1/nodes/node-1', json=patch), 400, 'nested')
+
+
+TEMPLATE_UUID = '0d1c6b64-1c2e-4c3b-a1a4-8f4e2b6b2c11'
+STEP = {'interface': 'raid', 'step': 'apply_configuration', 'args': {},
+        'priority': 10}
+
+
+def template_body(**fields):
+    return dict({'name': 'CUSTOM_A', 'steps': [STEP]}, **fields)
+
+
+class TemplateRefusalMixin(RefusalMixin):
+    """Refusals that leave nodes and deploy templates as they were."""
+
+    def snapshot(self):
+        return (super().snapshot(),
+                [dict(template) for template in
+                 objects.DeployTemplate.list(self.context)])
+
+
+@ddt.ddt
+class TemplateIdentifiersTest(TemplateRefusalMixin, base.ApiTestCase):
+    """Deploy templates get the nodes' strictness: whole UUIDs in
+    canonical case, whole names (traits), whole priorities."""
+
+    def setUp(self):
+        super().setUp()
+        response = self.post('/v1/deploy_templates',
+                             json=template_body(uuid=TEMPLATE_UUID))
+        self.assertEqual(201, response.status_code, response.data)
+        self._before = self.snapshot()
+
+    @ddt.data('%s\n' % TEMPLATE_UUID.replace('0d1c', '1d1c'),
+              ' %s' % TEMPLATE_UUID, '{%s}' % TEMPLATE_UUID,
+              TEMPLATE_UUID.replace('-', ''))
+    def test_a_uuid_that_is_not_whole_is_refused_and_nothing_stored(
+            self, uuid):
+        self.assertRefusedAndUnchanged(self.post(
+            '/v1/deploy_templates',
+            json=template_body(name='CUSTOM_B', uuid=uuid)), 400, 'uuid')
+
+    @ddt.data('CUSTOM_B\n', ' CUSTOM_B', 'HW_CPU_X86_VMX\n', 'CUSTOM_B\t')
+    def test_a_name_that_is_not_a_whole_trait_is_refused_on_create(
+            self, name):
+        self.assertRefusedAndUnchanged(self.post(
+            '/v1/deploy_templates', json=template_body(name=name)),
+            400, 'name', 'not a trait')
+
+    def test_a_name_that_is_not_a_whole_trait_is_refused_on_update(self):
+        self.assertRefusedAndUnchanged(self.patch(
+            '/v1/deploy_templates/CUSTOM_A', json=[
+                {'op': 'replace', 'path': '/name', 'value': 'CUSTOM_B\n'}]),
+            400, 'not a trait')
+
+    def test_an_upper_case_copy_of_a_uuid_is_the_same_template(self):
+        self.assertRefusedAndUnchanged(self.post(
+            '/v1/deploy_templates', json=template_body(
+                name='CUSTOM_B', uuid=TEMPLATE_UUID.upper())),
+            409, TEMPLATE_UUID)
+
+    def test_a_uuid_is_stored_in_lower_case_and_found_in_any_case(self):
+        upper = TEMPLATE_UUID.upper().replace('0D1C', 'ABCD')
+        response = self.post('/v1/deploy_templates',
+                             json=template_body(name='CUSTOM_B', uuid=upper))
+        self.assertEqual(201, response.status_code, response.data)
+        self.assertEqual(upper.lower(), response.get_json()['uuid'])
+        for ident in (upper, upper.lower()):
+            shown = self.get('/v1/deploy_templates/%s' % ident)
+            self.assertEqual(upper.lower(), shown.get_json()['uuid'])
+        self.assertEqual(200, self.patch(
+            '/v1/deploy_templates/%s' % upper,
+            json=[{'op': 'add', 'path': '/extra/a', 'value': 1}]).status_code)
+
+    @ddt.data('CUSTOM_A%0A', '%20CUSTOM_A', '%7B' + TEMPLATE_UUID + '%7D',
+              TEMPLATE_UUID + '%0A', TEMPLATE_UUID.replace('-', ''))
+    def test_a_url_identifier_that_is_not_whole_names_no_template(
+            self, ident):
+        url = '/v1/deploy_templates/%s' % ident
+        self.assertError(self.get(url), 404)
+        self.assertRefusedAndUnchanged(self.patch(url, json=[
+            {'op': 'add', 'path': '/extra/a', 'value': 1}]), 404)
+        self.assertRefusedAndUnchanged(self.delete(url), 404)
+
+    # In tuples, so that ddt names the tests by index, not by 5000 nines.
+    @ddt.data(('1\n',), (' 1',), ('1 ',), ('+1',), ('\uff11',),
+              ('9' * 5000,), ('',))
+    @ddt.unpack
+    def test_a_priority_that_is_not_plain_digits_is_refused(self, priority):
+        self.assertRefusedAndUnchanged(self.post(
+            '/v1/deploy_templates', json=template_body(
+                name='CUSTOM_B', steps=[dict(STEP, priority=priority)])),
+            400, 'steps/0/priority')
+
+
+@ddt.ddt
+class TemplateBodiesTest(TemplateRefusalMixin, base.ApiTestCase):
+    """The body limits hold on the template and trait endpoints too."""
+
+    def setUp(self):
+        super().setUp()
+        self.api_create(name='node-1')
+        self.assertEqual(201, self.post('/v1/deploy_templates',
+                                        json=template_body()).status_code)
+        self._before = self.snapshot()
+
+    @ddt.data(('POST', '/v1/deploy_templates'),
+              ('PATCH', '/v1/deploy_templates/CUSTOM_A'),
+              ('PUT', '/v1/nodes/node-1/traits'))
+    @ddt.unpack
+    def test_deep_huge_and_non_strict_bodies_are_refused(self, method, path):
+        self.assertRefusedAndUnchanged(
+            self.send(method, path, b'[' * 100000), 400,
+            'nested deeper than 25')
+        self.assertRefusedAndUnchanged(
+            self.send(method, path, json.dumps(
+                {'extra': {'x': 'a' * (1024 * 1024)}}).encode()), 413)
+        self.assertRefusedAndUnchanged(
+            self.send(method, path, b'{"steps": NaN}'), 400)
+
+    def test_a_template_patch_that_grows_without_bound_is_refused(self):
+        patch = [{'op': 'add', 'path': '/extra/s', 'value': [STEP] * 4}] + [
+            {'op': 'copy', 'from': '/extra', 'path': '/extra/c%d' % n}
+            for n in range(40)]
+        self.assertRefusedAndUnchanged(
+            self.patch('/v1/deploy_templates/CUSTOM_A', json=patch), 400)
+
+    @ddt.data([{'op': 'copy', 'from': 5, 'path': '/extra/x'}],
+              [{'op': 'add', 'path': '/extra/x'}],
+              [{'op': 'add', 'path': '/extra/x', 'value': 1, 'extra': 1}],
+              [{'op': 'add', 'path': '', 'value': {}}])
+    def test_a_malformed_template_patch_is_400_and_changes_nothing(
+            self, patch):
+        self.assertRefusedAndUnchanged(
+            self.patch('/v1/deploy_templates/CUSTOM_A', json=patch), 400)
+
+
+@ddt.ddt
+class TraitInputTest(base.ApiTestCase):
+    """A trait is matched whole, in a URL as in a body."""
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(name='node-1')
+
+    def traits(self):
+        return objects.Node.get(self.context, self.node.uuid).traits
+
+    @ddt.data('CUSTOM_A%0A', 'CUSTOM_A%20', '%20CUSTOM_A',
+              'HW_CPU_X86_VMX%0A')
+    def test_a_trait_in_a_url_that_is_not_whole_is_refused(self, trait):
+        self.assertError(self.put('/v1/nodes/node-1/traits/%s' % trait), 400)
+        self.assertEqual([], self.traits())
+
+    @ddt.data('CUSTOM_A\n', ' CUSTOM_A', 'HW_CPU_X86_VMX\n')
+    def test_a_trait_in_a_body_that_is_not_whole_is_refused(self, trait):
+        self.assertError(self.put('/v1/nodes/node-1/traits', json={
+            'traits': ['CUSTOM_B', trait]}), 400, 'not a trait')
+        self.assertEqual([], self.traits())
+
+
+@ddt.ddt
+class StrictLookupTest(base.ApiTestCase):
+
+    def setUp(self):
+        super().setUp()
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.node = self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_a_node_uuid_in_upper_case_is_the_node(self):
+        response = self.get('/v1/lookup', version='latest', query_string={
+            'node_uuid': self.node.uuid.upper()})
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertEqual(self.node.uuid, response.get_json()['node']['uuid'])
+
+    @ddt.data('%s\n', ' %s', '{%s}', 'urn:uuid:%s')
+    def test_a_node_uuid_that_is_not_a_whole_uuid_is_400(self, template):
+        self.assertError(self.get('/v1/lookup', version='latest',
+                                  query_string={
+                                      'node_uuid': template % self.node.uuid}),
+                         400, 'node_uuid')
+
+
+@ddt.ddt
+class TemplatePagingTest(base.ApiTestCase):
+    """Template lists page like node lists: strict parameters, every
+    sortable key with a marker (NULLs included)."""
+
+    def setUp(self):
+        super().setUp()
+        for name in ('CUSTOM_B', 'CUSTOM_A', 'CUSTOM_C', 'CUSTOM_D'):
+            self.assertEqual(201, self.post(
+                '/v1/deploy_templates',
+                json=template_body(name=name)).status_code)
+        # updated_at: NULL for two of them.
+        self.patch('/v1/deploy_templates/CUSTOM_A',
+                   json=[{'op': 'add', 'path': '/extra/a', 'value': 1}])
+        self.patch('/v1/deploy_templates/CUSTOM_D',
+                   json=[{'op': 'add', 'path': '/extra/a', 'value': 1}])
+
+    def pages(self, key, direction):
+        url = ('/v1/deploy_templates?sort_key=%s&sort_dir=%s&limit=1'
+               % (key, direction))
+        seen = []
+        while url:
+            response = self.get(url)
+            self.assertEqual(200, response.status_code, response.data)
+            body = response.get_json()
+            seen += [t['uuid'] for t in body['deploy_templates']]
+            url = body.get('next', '').replace('http://localhost', '')
+            self.assertLess(len(seen), 10, 'paging does not end')
+        return seen
+
+    @ddt.idata((key, direction)
+               for key in ('id', 'uuid', 'name', 'created_at', 'updated_at')
+               for direction in ('asc', 'desc'))
+    @ddt.unpack
+    def test_paging_with_a_marker_matches_the_whole_list(self, key,
+                                                         direction):
+        whole = [t['uuid'] for t in self.get(
+            '/v1/deploy_templates?sort_key=%s&sort_dir=%s'
+            % (key, direction)).get_json()['deploy_templates']]
+        self.assertEqual(4, len(whole))
+        self.assertEqual(whole, self.pages(key, direction))
+
+    @ddt.data(' 1', '+1', '1_0', '\uff11', '0', '')
+    def test_a_limit_that_is_not_plain_digits_is_400(self, limit):
+        self.assertError(self.get('/v1/deploy_templates',
+                                  query_string={'limit': limit}), 400,
+                         'limit')
+
+    def test_a_marker_in_upper_case_is_the_template(self):
+        first = self.get('/v1/deploy_templates?limit=1').get_json()[
+            'deploy_templates'][0]
+        after = self.get('/v1/deploy_templates', query_string={
+            'marker': first['uuid'].upper()}).get_json()['deploy_templates']
+        self.assertEqual(['CUSTOM_A', 'CUSTOM_C', 'CUSTOM_D'],
+                         [t['name'] for t in after])
+
+    @ddt.data('%s\n', ' %s', '{%s}')
+    def test_a_marker_that_is_not_a_whole_uuid_is_400(self, template):
+        uuid = objects.DeployTemplate.list(self.context)[0].uuid
+        self.assertError(self.get('/v1/deploy_templates', query_string={
+            'marker': template % uuid}), 400, 'marker')

@@ -71,6 +71,14 @@ class NegotiationTest(base.ApiTestCase):
         self.assertError(response, 400, versions.HEADER)
         self.assertVersionHeaders(response, '1.11')
 
+    def test_a_version_of_thousands_of_digits_is_400_not_500(self):
+        huge = '1.' + '9' * 5000
+        self.assertError(self.get('/v1/nodes', version=huge), 400,
+                         versions.HEADER)
+        self.assertError(self.get('/v1/nodes', version=None, headers={
+            'OpenStack-API-Version': 'baremetal ' + huge}), 400,
+            versions.GENERIC_HEADER)
+
     def test_two_headers_that_disagree_are_400(self):
         response = self.get('/v1/nodes', version='1.40', headers={
             'OpenStack-API-Version': 'baremetal 1.41'})

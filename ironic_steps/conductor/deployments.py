@@ -88,8 +88,8 @@ def _requests(task, deploy_steps):
     if deploy_steps is not None:
         if not isinstance(deploy_steps, list):
             raise exception.InvalidParameterValue(
-                err='deploy_steps must be a list of steps, got %r'
-                    % (deploy_steps,))
+                err='deploy_steps must be a list of steps, got %s'
+                    % steps.shown(deploy_steps))
         requests.append(steps.Request(source='deploy_steps',
                                       steps=deploy_steps))
     return requests
@@ -113,7 +113,7 @@ def _templates(task):
                                                for t in wanted):
         raise exception.InvalidParameterValue(
             err="instance_info/traits of node %s must be a list of trait "
-                "names, got %r" % (node.uuid, wanted))
+                "names, got %s" % (node.uuid, steps.shown(wanted)))
     missing = sorted(set(wanted) - set(node.traits or ()))
     if missing:
         raise exception.InvalidParameterValue(

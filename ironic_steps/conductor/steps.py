@@ -187,18 +187,34 @@ class Request:
 
 
 def _label(raw):
-    return '%s.%s' % (raw.get('interface'), raw.get('step'))
+    """``interface.step`` of a requested step, as far as it names them."""
+    return '.'.join(part if isinstance(part, str) else '?'
+                    for part in (raw.get('interface'), raw.get('step')))
+
+
+def shown(value):
+    """``value`` (from a request) as an error message may show it: a
+    scalar quoted, an object or a list only named, never its contents.
+
+    A step's arguments may carry credentials, which no message (and so no
+    log line of a refusal) may repeat: the API's rule for secrets.
+    """
+    if isinstance(value, dict):
+        return 'an object'
+    if isinstance(value, (list, tuple)):
+        return 'a list'
+    return repr(value)
 
 
 def _shape_problem(raw, kind):
     """What is wrong with the shape of one requested step, if anything."""
     required, optional = _REQUEST_KEYS[kind]
     if not isinstance(raw, dict):
-        return 'each step must be an object with %s; got %r' % (
-            ', '.join(required), raw)
+        return 'each step must be an object with %s; got %s' % (
+            ', '.join(required), shown(raw))
     missing = [key for key in required if key not in raw]
     if missing:
-        return 'step %r lacks %s' % (raw, ', '.join(missing))
+        return 'step %s lacks %s' % (_label(raw), ', '.join(missing))
     unknown = sorted(set(raw) - set(required) - set(optional))
     if unknown:
         return 'step %s has unknown key(s) %s; a %s step takes: %s' % (
@@ -206,16 +222,17 @@ def _shape_problem(raw, kind):
             ', '.join(required + optional))
     for key in ('interface', 'step'):
         if not isinstance(raw[key], str) or not raw[key]:
-            return 'step %r: %s must be a non-empty string' % (raw, key)
+            return 'step %s: %s must be a non-empty string, got %s' % (
+                _label(raw), key, shown(raw[key]))
     if not isinstance(raw.get('args', {}), dict):
-        return 'step %s: args must be an object, got %r' % (
-            _label(raw), raw['args'])
+        return 'step %s: args must be an object, got %s' % (
+            _label(raw), shown(raw['args']))
     if 'priority' in raw:
         priority = raw['priority']
         if (not isinstance(priority, int) or isinstance(priority, bool)
                 or priority < 0):
             return ('step %s: priority must be a non-negative integer, got '
-                    '%r' % (_label(raw), priority))
+                    '%s' % (_label(raw), shown(priority)))
     return None
 
 
@@ -343,7 +360,7 @@ def manual_plan(task, requested_steps):
     kind = base.CLEAN
     if not isinstance(requested_steps, (list, tuple)) or not requested_steps:
         _refuse(task, kind, ['clean_steps must be a non-empty list of '
-                             'steps, got %r' % (requested_steps,)])
+                             'steps, got %s' % shown(requested_steps)])
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
     problems, chosen = [], []

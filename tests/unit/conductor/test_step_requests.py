@@ -17,6 +17,7 @@ from tests import base as tests_base
 RAID = {'raid_config': {'logical_disks': [{'size_gb': 100,
                                            'raid_level': '1'}]}}
 BIOS = {'settings': [{'name': 'LogicalProc', 'value': 'Enabled'}]}
+SECRET = 'hunter2-in-step-args'
 
 
 def step(label, priority, args=None):
@@ -158,6 +159,20 @@ class DeployMergeTest(RequestTestCase):
             self.assertIn(fragment, message)
         self.assertIn(self.task.node.uuid, message)
 
+    @ddt.data(
+        [{'interface': 'raid', 'step': 'apply_configuration',
+          'args': {'bmc_password': SECRET}}],
+        [{'interface': {'api_token': SECRET}, 'step': 'x', 'priority': 1,
+          'args': {}}],
+        [step('raid.apply_configuration', 10, [{'bmc_password': SECRET}])],
+        [step('raid.apply_configuration', {'bmc_password': SECRET}, RAID)],
+        [[{'bmc_password': SECRET}]])
+    def test_a_refusal_never_quotes_what_a_step_holds(self, request):
+        # Step arguments may carry credentials: a refusal names the step
+        # and the problem, not the values (its message is logged too).
+        message = self.refused(request)
+        self.assertNotIn(SECRET, message)
+
     def test_every_problem_is_named_at_once(self):
         message = self.refused(
             [step('raid.nope', 10)],
@@ -208,3 +223,12 @@ class ManualCleanPlanTest(RequestTestCase):
             exc = self.assertRaises(exception.InvalidRequestedSteps,
                                     self.manual, clean_steps)
             self.assertIn('non-empty list', str(exc))
+
+    def test_a_refusal_never_quotes_what_the_steps_hold(self):
+        for clean_steps in ({'bmc_password': SECRET},
+                            [{'interface': 'raid',
+                              'step': 'apply_configuration',
+                              'args': [{'bmc_password': SECRET}]}]):
+            exc = self.assertRaises(exception.InvalidRequestedSteps,
+                                    self.manual, clean_steps)
+            self.assertNotIn(SECRET, str(exc))

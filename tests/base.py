@@ -127,6 +127,19 @@ class TestCase(oslotest_base.BaseTestCase):
     def config(self, **kw):
         self.config_fixture.config(**kw)
 
+    #: What a refused request must leave as it was.
+    _FLOW_FIELDS = ('provision_state', 'target_provision_state',
+                    'provision_updated_at', 'driver_internal_info',
+                    'deploy_step', 'clean_step', 'updated_at', 'last_error',
+                    'reservation')
+
+    def assertNodeUnchanged(self, node):
+        """``node`` (as read before a refused request) is still stored."""
+        stored = objects.Node.get(self.context, node.uuid)
+        for field in self._FLOW_FIELDS:
+            self.assertEqual(getattr(node, field), getattr(stored, field),
+                             field)
+
     def create_node(self, **fields):
         """Store a node the way the API does, through the conductor code."""
         fields.setdefault('driver', 'fake-hardware')

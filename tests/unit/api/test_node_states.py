@@ -220,14 +220,6 @@ class RequestedStepsTest(base.ApiTestCase):
         return self.put('/v1/nodes/%s/states/provision' % ident,
                         json=request_body, version=version)
 
-    def assertUnchanged(self, node):
-        stored = objects.Node.get(self.context, node.uuid)
-        for field in ('provision_state', 'target_provision_state',
-                      'driver_internal_info', 'deploy_step', 'clean_step',
-                      'updated_at', 'last_error', 'reservation'):
-            self.assertEqual(getattr(node, field), getattr(stored, field),
-                             field)
-
     def test_active_with_deploy_steps_runs_them(self):
         node = self.make_available(name='node-1')
         response = self.provision_with('node-1', target='active',
@@ -255,7 +247,7 @@ class RequestedStepsTest(base.ApiTestCase):
         response = self.provision_with('node-1', target='active',
                                        deploy_steps=steps)
         self.assertError(response, 400, fragment)
-        self.assertUnchanged(node)
+        self.assertNodeUnchanged(node)
 
     def test_deploy_steps_exist_from_1_69_and_only_with_deploy_targets(self):
         node = self.make_available(name='node-1')
@@ -265,7 +257,7 @@ class RequestedStepsTest(base.ApiTestCase):
         self.assertError(self.provision_with(
             'node-1', target='manage', deploy_steps=[self.BIOS]), 400,
             'deploy_steps', "'manage'")
-        self.assertUnchanged(node)
+        self.assertNodeUnchanged(node)
 
     def test_rebuild_with_deploy_steps(self):
         node = self.make_available(name='node-1')
@@ -292,7 +284,7 @@ class RequestedStepsTest(base.ApiTestCase):
         shred = [{'interface': 'deploy', 'step': 'shred'}]
         self.assertError(self.provision_with(
             'node-1', target='clean', clean_steps=shred), 400, 'deploy.shred')
-        self.assertUnchanged(node)
+        self.assertNodeUnchanged(node)
         response = self.provision_with('node-1', version='1.15',
                                        target='clean',
                                        clean_steps=clean_steps)
@@ -305,7 +297,7 @@ class RequestedStepsTest(base.ApiTestCase):
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertError(self.provision_with('node-1', version='1.12',
                                              target='abort'), 400, 'abort')
-        self.assertUnchanged(node)
+        self.assertNodeUnchanged(node)
         response = self.provision_with('node-1', version='1.13',
                                        target='abort')
         self.assertEqual(202, response.status_code, response.data)

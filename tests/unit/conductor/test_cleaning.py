@@ -79,12 +79,7 @@ class ManualCleaningTest(base.ConductorTestCase):
             self.context, node.uuid, [METADATA, {'interface': 'raid',
                                                  'step': 'wipe'}])
         self.assertIn('raid.wipe', str(exc))
-        stored = objects.Node.get(self.context, node.uuid)
-        self.assertEqual(node.provision_state, stored.provision_state)
-        self.assertEqual(node.driver_internal_info,
-                         stored.driver_internal_info)
-        self.assertEqual(node.updated_at, stored.updated_at)
-        self.assertIsNone(stored.reservation)
+        self.assertNodeUnchanged(node)
 
     def test_manual_cleaning_needs_a_manageable_node(self):
         node = self.make_available()

@@ -199,12 +199,7 @@ class UserDeployStepsTest(base.ConductorTestCase):
                 {'interface': 'raid', 'step': 'apply_configuration',
                  'priority': 90, 'args': {'raid_konfig': {}}}])
         self.assertIn('raid_konfig', str(exc))
-        stored = objects.Node.get(self.context, node.uuid)
-        for field in ('provision_state', 'target_provision_state',
-                      'driver_internal_info', 'deploy_step', 'updated_at',
-                      'provision_updated_at', 'last_error', 'reservation'):
-            self.assertEqual(getattr(node, field), getattr(stored, field),
-                             field)
+        self.assertNodeUnchanged(node)
 
     def test_rebuild_is_explicit(self):
         node = self.make_available()

@@ -16,8 +16,10 @@ are answered in Ironic's JSON error format (:mod:`errors`).
 import flask
 
 from ironic_steps.api import auth
+from ironic_steps.api.controllers import conductors
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
+from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
@@ -27,7 +29,8 @@ from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
-               heartbeat.blueprint, drivers.blueprint)
+               node_maintenance.blueprint, heartbeat.blueprint,
+               drivers.blueprint, conductors.blueprint)
 
 
 def _prepare_request():

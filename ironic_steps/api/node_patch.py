@@ -3,7 +3,8 @@
 The patch is applied to a document of the node's writable fields with
 their real values (secrets unmasked, unset dicts as ``{}``), one operation
 at a time so that an error names the operation that failed.  Removing a
-top-level field resets it (dicts to ``{}``, ``maintenance`` to false,
+top-level field resets it (dicts to ``{}``, ``maintenance``,
+``protected`` and ``retired`` to false, ``conductor_group`` to ``''``,
 anything else to null).  The caller saves the changes through the
 conductor; this module only computes them.
 """
@@ -21,7 +22,10 @@ _PATCH_ERRORS = (jsonpatch.JsonPatchException,
                  jsonpointer.JsonPointerException, KeyError, IndexError,
                  TypeError)
 _DICT_FIELDS = frozenset(['driver_info', 'instance_info', 'properties',
-                          'extra'])
+                          'extra', 'network_data'])
+#: What other removed fields become (not stored as null).
+_REMOVED = {'maintenance': False, 'protected': False, 'retired': False,
+            'conductor_group': ''}
 
 
 def _parse(patch):
@@ -56,7 +60,14 @@ def _empty(field):
     """What a removed top-level field becomes."""
     if field in _DICT_FIELDS:
         return {}
-    return False if field == 'maintenance' else None
+    return _REMOVED.get(field)
+
+
+def _current(node, field):
+    if field in node_view.COMPUTED_FIELDS:
+        return None
+    value = getattr(node, field)
+    return _empty(field) if value is None else value
 
 
 def changes(node, patch, version):
@@ -72,10 +83,7 @@ def changes(node, patch, version):
                             node_schema.UPDATE_FIELDS, 'changed', version)
     writable = [f for f in node_view.visible_fields(version)
                 if f in node_schema.UPDATE_FIELDS]
-    before = {}
-    for field in writable:
-        value = getattr(node, field)
-        before[field] = _empty(field) if value is None else value
+    before = {field: _current(node, field) for field in writable}
     doc = copy.deepcopy(before)
     for op in patch.patch:
         try:
@@ -86,7 +94,7 @@ def changes(node, patch, version):
                 % (op, exc)) from exc
     after = {field: doc.get(field, _empty(field)) for field in writable}
     changed = {f: after[f] for f in writable if after[f] != before[f]}
-    node_schema.check_values(changed)
+    node_schema.check_values(changed, version)
     if changed.get('maintenance') is False:
         changed['maintenance_reason'] = None
     return changed

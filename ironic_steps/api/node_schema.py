@@ -4,8 +4,12 @@ The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`);
 :func:`check_create` checks a create body with it, and
 :func:`check_names` / :func:`check_values` serve the PATCH code in
 :mod:`node_patch`.  Field existence by microversion comes from
-:mod:`node_view`, so a field is gated in one place only.
+:mod:`node_view`, so a field is gated in one place only.  Rules between
+fields and the node's state (``protected`` only when active, ...) are the
+conductor's (see :mod:`ironic_steps.conductor.node_updates`).
 """
+
+import re
 
 import jsonschema
 from oslo_utils import strutils
@@ -13,11 +17,16 @@ from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
 from ironic_steps.api import node_view
+from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.drivers import base as drivers_base
 
-#: Ironic's logical names: RFC 3986 unreserved characters.
+#: Ironic's logical names from 1.10: RFC 3986 unreserved characters.
 NAME_PATTERN = r'^[A-Za-z0-9\-._~]+$'
+#: Before 1.10, names were host names (RFC 952/1123, lower case), as Ironic
+#: still checks them at those versions.
+_HOSTNAME_NAME = re.compile(r'^[a-z0-9]([a-z0-9\-]{0,61}[a-z0-9])?'
+                            r'(\.[a-z0-9\-_]{0,62}[a-z0-9])*\.?$')
 UUID_PATTERN = (r'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
                 r'[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')
 
@@ -25,6 +34,17 @@ _INTERFACE_FIELDS = tuple('%s_interface' % i
                           for i in drivers_base.ALL_INTERFACES)
 _DICT = {'type': ['object', 'null']}
 _INTERFACE = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
+_SHORT_TEXT = {'type': ['string', 'null'], 'maxLength': 255}
+_TEXT = {'type': ['string', 'null']}
+#: OpenStack network metadata: empty, or its three lists (checked no
+#: deeper: the agent that applies it has the full schema).
+_NETWORK_DATA = {'anyOf': [
+    {'type': 'null'},
+    {'type': 'object', 'maxProperties': 0},
+    {'type': 'object', 'required': ['links', 'networks', 'services'],
+     'properties': {key: {'type': 'array', 'items': {'type': 'object'}}
+                    for key in ('links', 'networks', 'services')}},
+]}
 
 FIELD_SCHEMAS = {
     'uuid': {'type': ['string', 'null'], 'pattern': UUID_PATTERN},
@@ -40,6 +60,19 @@ FIELD_SCHEMAS = {
     'properties': _DICT,
     'extra': _DICT,
     **{field: _INTERFACE for field in _INTERFACE_FIELDS},
+    # There are no chassis here: a node belongs to none.
+    'chassis_uuid': {'type': 'null'},
+    'conductor_group': {'type': ['string', 'null'], 'maxLength': 255,
+                        'pattern': r'^[a-zA-Z0-9_\-.]*$'},
+    'automated_clean': {'type': ['boolean', 'null']},
+    'protected': {'type': 'boolean'},
+    'protected_reason': _TEXT,
+    'owner': _SHORT_TEXT,
+    'lessee': _SHORT_TEXT,
+    'description': {'type': ['string', 'null'], 'maxLength': 4096},
+    'retired': {'type': 'boolean'},
+    'retired_reason': _TEXT,
+    'network_data': _NETWORK_DATA,
 }
 
 #: Said after a schema's own message, where that is cryptic.
@@ -48,12 +81,21 @@ _HINTS = {
     'uuid': 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123',
     'instance_uuid': 'expected a UUID or null',
     'driver': 'a node needs a driver (a hardware type)',
+    'chassis_uuid': 'ironic-steps has no chassis, so a node belongs to '
+                    'none: chassis_uuid can only be null',
+    'conductor_group': "letters, digits, '_', '-' and '.' only",
+    'network_data': 'expected {} or an object with "links", "networks" '
+                    'and "services" lists (OpenStack network metadata)',
 }
 
 #: What POST /v1/nodes accepts.
 CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
                            'properties', 'extra', 'instance_info',
-                           'resource_class', *_INTERFACE_FIELDS])
+                           'resource_class', 'chassis_uuid',
+                           'conductor_group', 'automated_clean', 'owner',
+                           'lessee', 'description', 'retired',
+                           'retired_reason', 'network_data',
+                           *_INTERFACE_FIELDS])
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 
@@ -84,8 +126,12 @@ def check_names(names, writable, action, version):
                                     action=action, valid=allowed)
 
 
-def check_values(values):
-    """:raises InvalidField: for a value its field's schema refuses."""
+def check_values(values, version):
+    """:raises InvalidField: for a value its field's schema refuses.
+
+    :returns: ``values`` normalised: ``conductor_group`` lower case, as
+        Ironic keeps it (groups match whatever their case).
+    """
     for field, value in values.items():
         error = jsonschema.exceptions.best_match(
             _VALIDATORS[field].iter_errors(value))
@@ -99,6 +145,15 @@ def check_values(values):
         raise errors.InvalidField(
             field='name', reason='%r looks like a UUID or a number; a name '
             'must not, or it could not be told apart from one' % name)
+    if (name is not None and not _HOSTNAME_NAME.match(name)
+            and version < versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)):
+        raise errors.InvalidField(
+            field='name', reason='%r is not a host name (lower-case '
+            "letters, digits, '-' and '.'), which names are before API "
+            '1.10' % name)
+    if 'conductor_group' in values:
+        values['conductor_group'] = (values['conductor_group'] or '').lower()
+    return values
 
 
 def check_create(body, version):
@@ -113,5 +168,4 @@ def check_create(body, version):
     if body.get('driver') is None:
         raise exception.MissingParameterValue(
             err="A node needs a 'driver' (a hardware type).")
-    check_values(body)
-    return body
+    return check_values(body, version)

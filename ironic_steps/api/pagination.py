@@ -37,10 +37,15 @@ def _limit(value):
     return min(limit, CONF.api.max_limit)
 
 
-def parse(args, default_sort_key='id'):
-    """The page a request's query ``args`` asks for."""
+def parse(args, default_sort_key='id', key_field='uuid'):
+    """The page a request's query ``args`` asks for.
+
+    :param key_field: what identifies an item, and so a marker: ``uuid``
+        (checked to be a UUID) or another field (e.g. ``hostname``).
+    """
     marker = args.get('marker')
-    if marker is not None and not uuidutils.is_uuid_like(marker):
+    if (marker is not None and key_field == 'uuid'
+            and not uuidutils.is_uuid_like(marker)):
         raise exception.InvalidParameterValue(
             err='marker must be the UUID of the last item of the previous '
                 'page, got %r' % (marker,))
@@ -53,11 +58,12 @@ def parse(args, default_sort_key='id'):
                 sort_dir=sort_dir)
 
 
-def next_link(collection_url, args, page, items):
+def next_link(collection_url, args, page, items, key_field='uuid'):
     """The URL of the page after ``items``, or None if this one is last."""
     if len(items) < page.limit:
         return None
     query = [(k, v) for k, v in args.items(multi=True)
              if k not in ('limit', 'marker')]
-    query += [('limit', page.limit), ('marker', items[-1].uuid)]
+    query += [('limit', page.limit),
+              ('marker', getattr(items[-1], key_field))]
     return '%s?%s' % (collection_url, urllib.parse.urlencode(query))

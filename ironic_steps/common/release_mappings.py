@@ -30,6 +30,13 @@ RELEASE_MAPPING = collections.OrderedDict([
         'rpc': '1.1',
         'objects': {'Node': ['1.1']},
     }),
+    # Operators choose the steps; the node API up to 1.69 (power, RAID,
+    # maintenance, validate, conductors, ...).
+    ('0.3', {
+        'api': '1.69',
+        'rpc': '1.2',
+        'objects': {'Node': ['1.2'], 'Conductor': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

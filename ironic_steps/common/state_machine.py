@@ -93,6 +93,9 @@ def _build():
 
 
 MACHINE = _build()
+#: Every provision state a node can be in.
+STATES = frozenset(state for start, _event, end in _TRANSITIONS
+                   for state in (start, end))
 
 
 def events_from(state):

@@ -2,7 +2,8 @@
 
 The same step runner as deploying, with the clean flow: the clean steps of
 priority > 0 run in order, alternating ``cleaning`` / ``clean wait`` for
-asynchronous ones.  ``[conductor] automated_clean = false`` skips them.
+asynchronous ones.  A node's ``automated_clean`` decides whether they run;
+when it is unset (None), ``[conductor] automated_clean`` does.
 """
 
 from oslo_log import log
@@ -25,9 +26,16 @@ def start_cleaning(task, worker):
 def do_node_clean(task):
     """Worker: plan the automated clean steps and run them."""
     plan = (steps.plan(task, base.CLEAN)
-            if CONF.conductor.automated_clean else [])
+            if _automated_clean(task.node) else [])
     step_runner.store_plan(task, step_runner.CLEAN, plan)
     return step_runner.run(task, step_runner.CLEAN)
+
+
+def _automated_clean(node):
+    """The node's own choice, else the conductor's (as Ironic)."""
+    if node.automated_clean is None:
+        return CONF.conductor.automated_clean
+    return node.automated_clean
 
 
 def continue_node_clean(task, worker):

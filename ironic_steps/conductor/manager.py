@@ -18,13 +18,15 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import node_updates
+from ironic_steps.conductor import power
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
+from ironic_steps.conductor import validation
 from ironic_steps.conductor import verification
 from ironic_steps.conductor import workers
 from ironic_steps.conf import CONF
 from ironic_steps.db import api as db_api
-from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
 from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
@@ -38,9 +40,10 @@ _expected = messaging.expected_exceptions(exception.IronicStepsException)
 #: A node may be deleted only when nothing runs on it and no user has it.
 DELETE_ALLOWED_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
                          states.CLEANFAIL)
-#: Driver and interfaces cannot change under a running or waiting flow.
-_BUSY_STATES = states.WORKING_STATES + states.WAIT_STATES
-_INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
+#: The states a node may be created in: ``available`` for API < 1.11.
+_INITIAL_STATES = (states.ENROLL, states.AVAILABLE)
+#: Deploying a node in these states rebuilds it (see deployments).
+_REBUILT_STATES = (states.ACTIVE, states.ERROR)
 
 
 class ConductorManager:
@@ -50,7 +53,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -72,12 +75,12 @@ class ConductorManager:
         self._stopping = False
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
-        self._dbapi.register_conductor(self.host)
+        objects.Conductor.register(self.host)
         self._start_periodics([
             (CONF.conductor.check_provision_state_interval,
              lambda: self._check_wait_timeouts(admin_context)),
             (CONF.conductor.heartbeat_interval,
-             lambda: self._dbapi.touch_conductor(self.host)),
+             lambda: objects.Conductor.touch(self.host)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._take_over_from_dead_conductors(admin_context)),
         ])
@@ -102,7 +105,7 @@ class ConductorManager:
         if self._workers is not None:
             self._workers.shutdown(wait=True)
         if self._workers is not None:
-            self._dbapi.unregister_conductor(self.host)
+            objects.Conductor.unregister(self.host)
 
     def _check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time."""
@@ -161,9 +164,7 @@ class ConductorManager:
 
     def _take_over_from_dead_conductors(self, context):
         """Free the nodes of conductors that stopped heartbeating."""
-        seen_before = timeutils.utcnow() - datetime.timedelta(
-            seconds=CONF.conductor.heartbeat_timeout)
-        for host in self._dbapi.get_dead_conductors(seen_before):
+        for host in objects.Conductor.dead_hostnames_holding_locks():
             if host != self.host:
                 self._recover(context, dead_host=host,
                               why='stopped heartbeating')
@@ -184,28 +185,30 @@ class ConductorManager:
 
     @_expected
     def create_node(self, context, node_obj):
-        """Check the driver and interfaces of a new node and store it."""
+        """Check the driver and interfaces of a new node and store it.
+
+        It starts in ``enroll``, or ``available`` when the caller set that
+        (API versions before 1.11, RPC 1.2).
+        """
         driver_factory.check_and_update_node_interfaces(node_obj)
-        node_obj.provision_state = states.ENROLL
+        if (not node_obj.obj_attr_is_set('provision_state')
+                or node_obj.provision_state not in _INITIAL_STATES):
+            node_obj.provision_state = states.ENROLL
         node_obj.target_provision_state = None
         node_obj.create(context)
         return node_obj
 
     @_expected
-    def update_node(self, context, node_obj):
-        """Save the changes made to ``node_obj`` under the node's lock."""
+    def update_node(self, context, node_obj, reset_interfaces=None):
+        """Save the changes made to ``node_obj`` under the node's lock.
+
+        :param reset_interfaces: see :func:`node_updates.apply` (RPC 1.2).
+        """
         changes = node_obj.obj_what_changed()
         with self._acquire(context, node_obj.uuid,
                            purpose='node update') as task:
-            if changes & (_INTERFACE_FIELDS | {'driver'}):
-                if task.node.provision_state in _BUSY_STATES:
-                    raise exception.NodeInWrongState(
-                        node=node_obj.uuid, action='given a new driver '
-                        'or interface', state=task.node.provision_state)
-                if 'driver' in changes:
-                    for field in _INTERFACE_FIELDS - changes:
-                        setattr(node_obj, field, None)
-                driver_factory.check_and_update_node_interfaces(node_obj)
+            node_updates.apply(node_obj, changes,
+                               task.node.provision_state, reset_interfaces)
             for field in node_obj.obj_what_changed():
                 setattr(task.node, field, getattr(node_obj, field))
             task.node.save()
@@ -219,6 +222,7 @@ class ConductorManager:
     def destroy_node(self, context, node_id):
         with self._acquire(context, node_id,
                            purpose='node deletion') as task:
+            node_updates.check_not_protected(task.node, 'deleted')
             if task.node.provision_state not in DELETE_ALLOWED_STATES:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
@@ -236,6 +240,7 @@ class ConductorManager:
             if action == states.EVENT_MANAGE and state == states.ENROLL:
                 verification.start_verify(task, worker)
             elif action == states.EVENT_PROVIDE:
+                node_updates.check_not_retired(task.node, 'provided')
                 cleaning.start_cleaning(task, worker)
             elif action == states.EVENT_MANAGE:
                 task.process_event(action)
@@ -251,12 +256,15 @@ class ConductorManager:
         """Deploy (or redeploy) a node; the work goes on in a worker."""
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node deployment') as task:
+            if task.node.provision_state in _REBUILT_STATES:
+                node_updates.check_not_protected(task.node, 'rebuilt')
             deployments.start_deploy(task, worker)
 
     @_expected
     def do_node_tear_down(self, context, node_id):
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node tear down') as task:
+            node_updates.check_not_protected(task.node, 'torn down')
             deployments.start_tear_down(task, worker)
 
     @_expected
@@ -269,6 +277,48 @@ class ConductorManager:
                     node=task.node.uuid, action='continued',
                     state=task.node.provision_state)
             deployments.continue_node_deploy(task, worker)
+
+    # --- power, RAID, validation (RPC 1.2) --------------------------------
+
+    @_expected
+    def change_node_power_state(self, context, node_id, new_state,
+                                timeout=None):
+        """Power on, off or reboot a node; the action runs in a worker."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='power action') as task:
+            power.start_power_action(task, worker, new_state, timeout)
+
+    @_expected
+    def set_target_raid_config(self, context, node_id, target_raid_config):
+        """Store the RAID layout a node should get, once its RAID interface
+        accepted it; ``{}`` clears it.
+
+        :raises UnsupportedDriverExtension: if the node has no RAID.
+        :raises InvalidParameterValue: naming what is wrong in the layout.
+        """
+        with self._acquire(context, node_id,
+                           purpose='setting target RAID config') as task:
+            raid = task.driver.raid
+            if not hasattr(raid, 'validate_raid_config'):
+                raise exception.UnsupportedDriverExtension(
+                    node=task.node.uuid, extension='RAID',
+                    interface=task.node.raid_interface or 'none')
+            if target_raid_config:
+                raid.validate_raid_config(task, target_raid_config)
+            task.node.target_raid_config = target_raid_config
+            task.save_and_release()
+
+    @_expected
+    def validate_driver_interfaces(self, context, node_id):
+        """{interface: {'result': bool, 'reason': str or None}}."""
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='interface validation') as task:
+            return validation.validate_interfaces(task, self.host)
+
+    @_expected
+    def get_driver_properties(self, context, driver_name):
+        """{property: description} the driver's default interfaces read."""
+        return driver_factory.driver_properties(driver_name)
 
     @_expected
     def heartbeat(self, context, node_id, callback_url=None,

@@ -3,10 +3,12 @@
 
 def register_all():
     __import__('ironic_steps.objects.node')
+    __import__('ironic_steps.objects.conductor')
 
 
 register_all()
 
+from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
 
-__all__ = ['Node']
+__all__ = ['Conductor', 'Node']

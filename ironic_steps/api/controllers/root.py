@@ -9,7 +9,13 @@ blueprint = flask.Blueprint('root', __name__)
 
 _DESCRIPTION = ('ironic-steps: bare-metal provisioning with deploy steps, '
                 'serving the OpenStack Ironic API.')
-_RESOURCES = ('nodes', 'drivers', 'heartbeat')
+#: Resources /v1 links to -> the version that shows them.
+_RESOURCES = {
+    'nodes': versions.MIN_VERSION,
+    'drivers': versions.MIN_VERSION,
+    'heartbeat': versions.at(versions.MINOR_22_LOOKUP_HEARTBEAT),
+    'conductors': versions.at(versions.MINOR_49_CONDUCTORS),
+}
 
 
 def _version():
@@ -45,6 +51,7 @@ def v1():
                          'type': 'application/vnd.openstack.ironic.v1+json'}],
         'version': _version(),
     }
-    for resource in _RESOURCES:
-        body[resource] = responses.links(resource + '/', base=base)
+    for resource, needed in _RESOURCES.items():
+        if needed <= flask.g.version:
+            body[resource] = responses.links(resource + '/', base=base)
     return responses.json_response(body)

@@ -98,15 +98,28 @@ def get_backend():
 _NODES = models.Node.__table__
 _CONDUCTORS = models.Conductor.__table__
 
-_SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at', 'updated_at',
-                        'provision_state', 'provision_updated_at', 'driver',
-                        'resource_class', 'power_state', 'maintenance'])
+#: Nodes sort on any column but the JSON ones, as in Ironic.
+_SORT_KEYS = frozenset(column.name for column in _NODES.c
+                       if not isinstance(column.type, models.JSONEncoded))
+_CONDUCTOR_SORT_KEYS = frozenset(['id', 'hostname', 'created_at',
+                                  'updated_at'])
 # Taking or dropping a lock is not a change of the node: keep updated_at
 # instead of letting the column's onupdate default bump it.
 _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 
+#: Node list filters: column equality, or a condition built from the value.
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
-                      'maintenance', 'reservation', 'instance_uuid'])
+                      'maintenance', 'reservation', 'instance_uuid', 'fault',
+                      'owner', 'lessee', 'retired'])
+_CONDITIONS = {
+    # Case-insensitive, as in Ironic: groups are stored lower-case.
+    'conductor_group': lambda value: _NODES.c.conductor_group == value.lower(),
+    'associated': lambda value: (_NODES.c.instance_uuid.is_not(None) if value
+                                 else _NODES.c.instance_uuid.is_(None)),
+    'description_contains': lambda value: _NODES.c.description.contains(
+        value, autoescape=True),
+    'provisioned_before': lambda value: _NODES.c.provision_updated_at < value,
+}
 
 # Built once: SQLAlchemy then finds their compiled form in its cache
 # without building and hashing a new statement for every call.
@@ -151,7 +164,7 @@ def _key_column(node_id):
     return 'id' if isinstance(node_id, int) else 'uuid'
 
 
-def _after_marker(column, value, marker_id, sort_dir):
+def _after_marker(table, column, value, marker_id, sort_dir):
     """Rows after (``value``, ``marker_id``) in keyset order.
 
     Keyset pagination is stable and index-friendly, unlike OFFSET.  Rows
@@ -159,11 +172,41 @@ def _after_marker(column, value, marker_id, sort_dir):
     are spelled out because any comparison with NULL is NULL.
     """
     beyond = operator.gt if sort_dir == 'asc' else operator.lt
-    node_id = _NODES.c.id
+    row_id = table.c.id
     if value is None:
-        return sa.and_(column.is_(None), beyond(node_id, marker_id))
+        return sa.and_(column.is_(None), beyond(row_id, marker_id))
     return sa.or_(column.is_(None), beyond(column, value),
-                  sa.and_(column == value, beyond(node_id, marker_id)))
+                  sa.and_(column == value, beyond(row_id, marker_id)))
+
+
+def _page(query, table, sort_keys, sort_key, sort_dir, marker, limit,
+          noun):
+    """``query`` restricted to one page: after ``marker``, in sort order.
+
+    Every paged list (nodes, conductors) goes through here.
+
+    :param marker: the row or object the previous page ended with; ties
+        on the sort key are broken by id.
+    """
+    if sort_key not in sort_keys:
+        raise exception.InvalidParameterValue(
+            err='Cannot sort on %s; sortable fields of %s: %s' % (
+                sort_key, noun, ', '.join(sorted(sort_keys))))
+    if sort_dir not in ('asc', 'desc'):
+        raise exception.InvalidParameterValue(
+            err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
+    column = table.c[sort_key]
+    order = sa.desc if sort_dir == 'desc' else sa.asc
+    if marker is not None:
+        query = query.where(_after_marker(
+            table, column, getattr(marker, sort_key), marker.id, sort_dir))
+    # NULLs last in both directions, on every database, as _after_marker
+    # assumes.
+    query = query.order_by(column.is_(None), order(column),
+                           order(table.c.id))
+    if limit:
+        query = query.limit(limit)
+    return query
 
 
 class _NodeQueries:
@@ -208,48 +251,33 @@ class _NodeQueries:
                       sort_key='id', sort_dir='asc', columns=None):
         """Nodes matching ``filters``, after ``marker`` in sort order.
 
-        :param filters: column -> value equality filters, plus
-            ``provisioned_before``: a datetime provision_updated_at must
-            be earlier than.
+        :param filters: column -> value equality filters (``_FILTERS``),
+            plus the conditions of ``_CONDITIONS``: ``conductor_group``
+            (any case), ``associated`` (has an instance or not),
+            ``description_contains`` and ``provisioned_before`` (a
+            datetime provision_updated_at must be earlier than).
         :param marker: the node (a row or object) the previous page ended
             with; ties on the sort key are broken by id.
         :param columns: the column names each row needs (``id`` and the
             sort key are always there); default every column.  A list
             polled for a few fields is then a fraction of the work.
         """
-        if sort_key not in _SORT_KEYS:
-            raise exception.InvalidParameterValue(
-                err='Cannot sort on %s; sortable fields: %s' % (
-                    sort_key, ', '.join(sorted(_SORT_KEYS))))
-        if sort_dir not in ('asc', 'desc'):
-            raise exception.InvalidParameterValue(
-                err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
-        if columns is None:
+        if columns is None or sort_key not in _SORT_KEYS:
             query = sa.select(_NODES)
         else:
             names = dict.fromkeys(('id', sort_key) + tuple(columns))
             query = sa.select(*(_NODES.c[name] for name in names))
-        filters = dict(filters or {})
-        before = filters.pop('provisioned_before', None)
-        if before is not None:
-            query = query.where(_NODES.c.provision_updated_at < before)
-        for key, value in filters.items():
-            if key not in _FILTERS:
+        for key, value in (filters or {}).items():
+            if key in _CONDITIONS:
+                query = query.where(_CONDITIONS[key](value))
+            elif key in _FILTERS:
+                query = query.where(_NODES.c[key] == value)
+            else:
                 raise exception.InvalidParameterValue(
                     err='Cannot filter nodes on %s; filters: %s' % (
-                        key, ', '.join(sorted(_FILTERS))))
-            query = query.where(_NODES.c[key] == value)
-        column = _NODES.c[sort_key]
-        order = sa.desc if sort_dir == 'desc' else sa.asc
-        if marker is not None:
-            query = query.where(_after_marker(
-                column, getattr(marker, sort_key), marker.id, sort_dir))
-        # NULLs last in both directions, on every database, as
-        # _after_marker assumes.
-        query = query.order_by(column.is_(None), order(column),
-                               order(_NODES.c.id))
-        if limit:
-            query = query.limit(limit)
+                        key, ', '.join(sorted(_FILTERS | set(_CONDITIONS)))))
+        query = _page(query, _NODES, _SORT_KEYS, sort_key, sort_dir, marker,
+                      limit, 'nodes')
         with _read_one() as connection:
             return connection.execute(query).all()
 
@@ -407,6 +435,31 @@ class _ConductorQueries:
                 sa.select(_CONDUCTORS.c.hostname).where(
                     _CONDUCTORS.c.online.is_(True),
                     _CONDUCTORS.c.updated_at > seen_after)).scalars())
+
+    def get_conductor(self, hostname):
+        """The row of the conductor called ``hostname``, alive or not.
+
+        :raises ConductorNotFound:
+        """
+        with _read_one() as connection:
+            row = connection.execute(sa.select(_CONDUCTORS).where(
+                _CONDUCTORS.c.hostname == hostname)).one_or_none()
+        if row is None:
+            raise exception.ConductorNotFound(conductor=hostname)
+        return row
+
+    def get_conductor_list(self, limit=None, marker=None, sort_key='id',
+                           sort_dir='asc'):
+        """Every conductor ever registered, alive or not, one page of them.
+
+        :param marker: the conductor (a row or object) the previous page
+            ended with.
+        """
+        query = _page(sa.select(_CONDUCTORS), _CONDUCTORS,
+                      _CONDUCTOR_SORT_KEYS, sort_key, sort_dir, marker, limit,
+                      'conductors')
+        with _read_one() as connection:
+            return connection.execute(query).all()
 
 
 class Connection(_NodeQueries, _ConductorQueries):

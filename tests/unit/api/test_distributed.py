@@ -31,7 +31,7 @@ class PinnedApiTest(base.ApiTestCase):
         self.assertNotIn('deploy_step', self.get('/v1/nodes/node-1',
                                                  version='latest').get_json())
         self.assertError(self.get('/v1/nodes/node-1', version='1.44'), 406,
-                         '[1.11, 1.43]')
+                         '[1.1, 1.43]')
 
     def test_unpinned_the_maximum_is_the_newest_releases(self):
         self.config(pin_release_version=None)

@@ -30,7 +30,8 @@ class ListNodesTest(base.ApiTestCase):
     def test_detail_shows_every_field_of_the_version(self):
         self.create_node(name='node-1')
         node = self.get('/v1/nodes/detail').get_json()['nodes'][0]
-        self.assertEqual(set(node_view.FIELDS) | {'links'}, set(node))
+        self.assertEqual(set(node_view.FIELDS) | {'links'}
+                         | set(node_view.RESOURCE_LINKS), set(node))
 
     def test_a_listed_node_reads_exactly_as_the_node_shown_alone(self):
         # Reads are built from rows, the answer to a change from a Node.

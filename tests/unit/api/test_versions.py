@@ -9,7 +9,7 @@ from ironic_steps.api import node_view
 from ironic_steps.api import versions
 from tests.unit.api import base
 
-RANGE = {versions.MIN_HEADER: '1.11', versions.MAX_HEADER: '1.44'}
+RANGE = {versions.MIN_HEADER: '1.1', versions.MAX_HEADER: '1.69'}
 
 
 @ddt.ddt
@@ -23,12 +23,12 @@ class NegotiationTest(base.ApiTestCase):
     def test_a_request_without_a_header_gets_the_minimum_version(self):
         response = self.get('/v1/nodes', version=None)
         self.assertEqual(200, response.status_code)
-        self.assertVersionHeaders(response, '1.11')
+        self.assertVersionHeaders(response, '1.1')
 
     @ddt.data('latest', 'LATEST', ' latest ')
     def test_latest_means_the_maximum_version(self, value):
         response = self.get('/v1/nodes', version=value)
-        self.assertVersionHeaders(response, '1.44')
+        self.assertVersionHeaders(response, '1.69')
 
     def test_the_ironic_header_picks_the_version(self):
         self.assertVersionHeaders(self.get('/v1/nodes', version='1.31'),
@@ -46,12 +46,12 @@ class NegotiationTest(base.ApiTestCase):
     def test_a_generic_header_for_another_service_is_ignored(self):
         response = self.get('/v1/nodes', version=None,
                             headers={'OpenStack-API-Version': 'compute 2.1'})
-        self.assertVersionHeaders(response, '1.11')
+        self.assertVersionHeaders(response, '1.1')
 
-    @ddt.data('1.10', '1.45', '1.99', '2.0', '0.44')
+    @ddt.data('1.0', '1.70', '1.99', '2.0', '0.44')
     def test_a_version_out_of_range_is_406_naming_the_range(self, value):
         response = self.get('/v1/nodes', version=value)
-        self.assertError(response, 406, value, '[1.11, 1.44]')
+        self.assertError(response, 406, value, '[1.1, 1.69]')
         self.assertVersionHeaders(response, value)
 
     def test_even_version_discovery_refuses_an_unsupported_version(self):
@@ -63,7 +63,7 @@ class NegotiationTest(base.ApiTestCase):
     def test_a_malformed_version_is_400_with_the_range_headers(self, value):
         response = self.get('/v1/nodes', version=value)
         self.assertError(response, 400, versions.HEADER)
-        self.assertVersionHeaders(response, '1.11')
+        self.assertVersionHeaders(response, '1.1')
 
     def test_two_headers_that_disagree_are_400(self):
         response = self.get('/v1/nodes', version='1.40', headers={
@@ -83,8 +83,8 @@ class NegotiationTest(base.ApiTestCase):
 
 class DiscoveryTest(base.ApiTestCase):
 
-    VERSION = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.11',
-               'version': '1.44',
+    VERSION = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.1',
+               'version': '1.69',
                'links': [{'href': 'http://localhost/v1/', 'rel': 'self'}]}
 
     def test_root_lists_v1_as_the_current_and_default_version(self):
@@ -104,7 +104,17 @@ class DiscoveryTest(base.ApiTestCase):
                           {'href': 'http://localhost/nodes/',
                            'rel': 'bookmark'}], body['nodes'])
         self.assertIn('drivers', body)
-        self.assertIn('heartbeat', body)
+
+    def test_v1_links_the_resources_of_the_version_asked(self):
+        for version, resources in (
+                ('1.1', {'nodes', 'drivers'}),
+                ('1.22', {'nodes', 'drivers', 'heartbeat'}),
+                ('1.49', {'nodes', 'drivers', 'heartbeat', 'conductors'})):
+            body = self.get('/v1', version=version).get_json()
+            self.assertEqual(resources, {
+                key for key, value in body.items()
+                if key not in ('id', 'links') and isinstance(value, list)
+                and value and 'rel' in value[0]}, version)
 
     def test_links_use_the_public_endpoint_when_configured(self):
         self.config(public_endpoint='https://bm.example.com:8443/',

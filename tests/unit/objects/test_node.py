@@ -19,7 +19,8 @@ from tests import base
 # older versions lack the field, obj_make_compatible) and then the new hash
 # printed by this test's failure.
 EXPECTED_FINGERPRINTS = {
-    'Node': '1.1-4efc2fc56c94ef0c366e3eb5d9fc9e0c',
+    'Conductor': '1.0-41e2e6c77bcd31af6fa76feabe1d94be',
+    'Node': '1.2-e64b2f0deb3b455c1d4ae7eef512dc33',
 }
 
 # Fixed, not generated: ddt puts it in the test id, which must not change

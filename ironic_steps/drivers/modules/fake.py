@@ -16,8 +16,9 @@ The default deploy of fake-hardware, highest priority first::
 Automated cleaning runs ``deploy.erase_devices_metadata`` (priority 10).
 
 Operators and tests can make any fake step fail by naming it in the node's
-``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``),
-and slow every step down with ``[fake] step_delay``.
+``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``;
+``"power.set_power_state"`` and ``"power.reboot"`` fail those power
+actions), and slow every step down with ``[fake] step_delay``.
 """
 
 import time
@@ -35,15 +36,19 @@ LOG = log.getLogger(__name__)
 FAIL_STEP_KEY = 'fake_fail_step'
 
 
+def _fail_if_asked(task, name):
+    if (task.node.driver_info or {}).get(FAIL_STEP_KEY) == name:
+        raise exception.StepFailed(
+            step=name,
+            reason="simulated failure (driver_info/%s names this step)"
+                   % FAIL_STEP_KEY)
+
+
 def _simulate(task, step_name):
     """Take ``[fake] step_delay`` seconds, failing if asked to."""
     if CONF.fake.step_delay:
         time.sleep(CONF.fake.step_delay)
-    if (task.node.driver_info or {}).get(FAIL_STEP_KEY) == step_name:
-        raise exception.StepFailed(
-            step=step_name,
-            reason="simulated failure (driver_info/%s names this step)"
-                   % FAIL_STEP_KEY)
+    _fail_if_asked(task, step_name)
 
 
 def _remember(task, key, value):
@@ -71,9 +76,11 @@ class FakePower(base.PowerInterface):
             raise exception.InvalidParameterValue(
                 err='Unknown power state %r; fake power accepts: %s' % (
                     power_state, ', '.join(self._RESULT)))
+        _fail_if_asked(task, 'power.set_power_state')
         task.node.power_state = self._RESULT[power_state]
 
     def reboot(self, task, timeout=None):
+        _fail_if_asked(task, 'power.reboot')
         task.node.power_state = states.POWER_ON
 
     def get_supported_power_states(self, task):

@@ -102,6 +102,17 @@ UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 _VALIDATORS = {field: jsonschema.Draft202012Validator(schema)
                for field, schema in FIELD_SCHEMAS.items()}
 
+#: Flags ``openstack baremetal node set --protected`` (and friends) send as
+#: the strings "True" / "False"; Ironic takes those, so do we.
+_FLAGS = frozenset(['maintenance', 'protected', 'retired', 'automated_clean'])
+_FLAG_WORDS = {'true': True, 'false': False}
+
+
+def _flag(value):
+    if isinstance(value, str) and value.lower() in _FLAG_WORDS:
+        return _FLAG_WORDS[value.lower()]
+    return value
+
 
 def _allowed(writable, version):
     return [f for f in node_view.visible_fields(version) if f in writable]
@@ -129,9 +140,12 @@ def check_names(names, writable, action, version):
 def check_values(values, version):
     """:raises InvalidField: for a value its field's schema refuses.
 
-    :returns: ``values`` normalised: ``conductor_group`` lower case, as
-        Ironic keeps it (groups match whatever their case).
+    :returns: ``values`` normalised: flags given as "true" / "false" as
+        booleans, ``conductor_group`` lower case, as Ironic keeps it
+        (groups match whatever their case).
     """
+    for field in _FLAGS & set(values):
+        values[field] = _flag(values[field])
     for field, value in values.items():
         error = jsonschema.exceptions.best_match(
             _VALIDATORS[field].iter_errors(value))

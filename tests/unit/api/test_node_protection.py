@@ -111,6 +111,16 @@ class RetiredTest(base.ApiTestCase):
         response = self.patch('/v1/nodes/node-1', json=[op('retired', True)])
         self.assertError(response, 409, node.uuid, 'retired', 'available')
 
+    def test_flags_come_as_the_words_the_client_sends(self):
+        # `openstack baremetal node set --retired` sends "True".
+        node = self.create_node(name='node-1')
+        self.patch('/v1/nodes/node-1', json=[op('retired', 'True')])
+        self.assertTrue(objects.Node.get(self.context, node.uuid).retired)
+        self.patch('/v1/nodes/node-1', json=[op('retired', 'false')])
+        self.assertFalse(objects.Node.get(self.context, node.uuid).retired)
+        self.assertError(self.patch('/v1/nodes/node-1', json=[
+            op('retired', 'perhaps')]), 400, 'retired')
+
     def test_a_reason_needs_retired(self):
         self.create_node(name='node-1')
         response = self.patch('/v1/nodes/node-1', json=[

@@ -179,24 +179,67 @@ def parse_fields(value, version):
     return fields
 
 
-def _stored(node, field, version):
-    """One stored field of ``node`` (a Node or a row) as the API shows it."""
-    raw = getattr(node, field)
-    if raw is None:
-        if field in _DICT_FIELDS:
-            return {}
-        return _NONE_READS_AS.get(field)
+def _time(raw):
+    # Rows hold times as stored, naive UTC; Nodes hold aware ones.
+    if raw.tzinfo is None:
+        raw = raw.replace(tzinfo=datetime.timezone.utc)
+    return raw.isoformat()
+
+
+def _nostate(raw):
+    # Ironic's NOSTATE: what 'available' was before 1.2.
+    return None if raw == states.AVAILABLE else raw
+
+
+def _converter(field, version):
     if field in _TIME_FIELDS:
-        # Rows hold times as stored, naive UTC; Nodes hold aware ones.
-        if raw.tzinfo is None:
-            raw = raw.replace(tzinfo=datetime.timezone.utc)
-        return raw.isoformat()
+        return _time
     if field in _MASKED_FIELDS:
-        return masking.mask(raw)
-    if (field == 'provision_state' and raw == states.AVAILABLE
+        return masking.mask
+    if (field == 'provision_state'
             and version < v.at(v.MINOR_2_AVAILABLE_STATE)):
-        return None   # Ironic's NOSTATE, what 'available' was before 1.2
-    return raw
+        return _nostate
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(fields, version):
+    """How to show each of ``fields`` at ``version``, worked out once:
+    (field, computed, value when stored as None, converter or None)."""
+    return tuple((field, field in COMPUTED_FIELDS, _NONE_READS_AS.get(field),
+                  _converter(field, version)) for field in fields)
+
+
+def _row_keys(node):
+    """The column names of ``node`` if it is a row (None for a Node)."""
+    return node._fields if hasattr(node, '_fields') else None
+
+
+def _show(node, plan, conductor_for, keys):
+    # A row's values by name in one go: twice as fast as getattr per field
+    # on a SQLAlchemy Row, which adds up over a page of nodes.
+    stored = None if keys is None else dict(zip(keys, node))
+    body = {}
+    for field, computed, when_none, convert in plan:
+        if computed:
+            body[field] = (conductor_for(node.uuid) if field == 'conductor'
+                           else None)
+            continue
+        raw = getattr(node, field) if stored is None else stored[field]
+        if raw is None:
+            # A new dict each time: bodies may be changed by their reader.
+            body[field] = {} if field in _DICT_FIELDS else when_none
+        elif convert is not None:
+            body[field] = convert(raw)
+        else:
+            body[field] = raw
+    return body
+
+
+@functools.lru_cache(maxsize=None)
+def _resource_links(version):
+    return tuple(name for name, needed in RESOURCE_LINKS.items()
+                 if needed <= version)
 
 
 class View:
@@ -213,29 +256,31 @@ class View:
         self.base_url = base_url
         self._conductor_for = conductor_for
 
-    def value(self, node, field):
-        """One field of ``node`` (a Node or a row) as the API shows it."""
-        if field == 'conductor':
-            return self._conductor_for(node.uuid)
-        if field in COMPUTED_FIELDS:
-            return None
-        return _stored(node, field, self.version)
-
-    def body(self, node, fields=None):
+    def body(self, node, fields=None, keys=False):
         """The body of ``node``: ``fields`` (already checked) and links,
-        or, without ``fields``, every field and the resource links."""
-        body = {field: self.value(node, field)
-                for field in fields or visible_fields(self.version)}
-        body['links'] = responses.links('nodes', node.uuid,
-                                        base=self.base_url)
+        or, without ``fields``, every field and the resource links.
+
+        :param keys: the column names of ``node``, if known (see
+            :meth:`bodies`).
+        """
+        if keys is False:
+            keys = _row_keys(node)
+        body = _show(node, _plan(fields or visible_fields(self.version),
+                                 self.version), self._conductor_for, keys)
+        own = 'nodes/' + node.uuid
+        body['links'] = responses.links(own, base=self.base_url)
         if fields is None:
-            for name, needed in RESOURCE_LINKS.items():
-                if needed <= self.version:
-                    body[name] = responses.links('nodes', node.uuid, name,
-                                                 base=self.base_url)
+            for name in _resource_links(self.version):
+                body[name] = responses.links(own, name, base=self.base_url)
         return body
 
+    def bodies(self, nodes, fields=None):
+        """:meth:`body` of each of ``nodes``, rows of one query or Nodes."""
+        keys = _row_keys(nodes[0]) if nodes else None
+        return [self.body(node, fields, keys) for node in nodes]
+
     def states(self, node):
-        return {field: _stored(node, field, self.version)
-                for field, needed in STATES_FIELDS.items()
-                if needed <= self.version}
+        fields = tuple(field for field, needed in STATES_FIELDS.items()
+                       if needed <= self.version)
+        return _show(node, _plan(fields, self.version), None,
+                     _row_keys(node))

@@ -64,9 +64,9 @@ def _parse_fields(value, version):
     versions.require(version, versions.MINOR_8_FETCHING_SUBSET_OF_FIELDS,
                      '?fields')
     fields = tuple(f.strip() for f in value.split(',') if f.strip())
-    unknown = sorted(set(fields) - set(FIELDS)) or ([] if fields else ["''"])
-    if unknown:
-        raise errors.UnknownFields(fields=', '.join(unknown),
+    unknown = sorted(set(fields) - set(FIELDS))
+    if unknown or not fields:
+        raise errors.UnknownFields(fields=', '.join(unknown) or "''",
                                    valid=', '.join(FIELDS))
     return fields
 

@@ -140,7 +140,7 @@ def _list(detail_path):
     matching = nodes if conductor is None else [
         node for node in nodes
         if flask.g.rpcapi.get_conductor_for(node.uuid) == conductor]
-    collection = {'nodes': [view.body(node, fields) for node in matching]}
+    collection = {'nodes': view.bodies(matching, fields)}
     path = '/v1/nodes/detail' if detail_path else '/v1/nodes'
     # The page read decides whether there is a next one, whatever the
     # conductor filter left of it.

@@ -11,6 +11,7 @@ import fixtures
 import testtools
 from tooz import hashring
 
+from ironic_steps.common import release_mappings
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
 from tests import postgresql
@@ -126,8 +127,8 @@ class RollingUpgradeTest(testtools.TestCase):
         api_service.stop()
         api_service = self.start('ironic-steps-api', 'api', pinned=False)
         api = functional.RestClient(api_service.endpoint)
-        self.assertEqual('1.44', api.request('GET', '/v1')[1]['version'][
-            'version'])
+        self.assertEqual(release_mappings.RELEASE_MAPPING['master']['api'],
+                         api.request('GET', '/v1')[1]['version']['version'])
 
         # Now both conductors deploy with steps, old-pinned one included.
         later = (uuids_owned_by([OLD, NEW], OLD, 1)

@@ -3,7 +3,8 @@
 Names that look like UUIDs or numbers are refused when set (see
 :mod:`node_schema`), so an identifier is unambiguous; a number is not an
 identifier at all, because database ids are internal.  Names identify
-nodes from API 1.5, as in Ironic; before, only UUIDs do.
+nodes from API 1.5, as in Ironic (and must be host names below 1.10);
+before, only UUIDs do.
 """
 
 import re
@@ -16,6 +17,9 @@ from ironic_steps.common import exception
 from ironic_steps import objects
 
 _NAME = re.compile(r'^[A-Za-z0-9\-._~]+$')
+#: What names were before 1.10, as Ironic still reads them at those versions.
+HOSTNAME = re.compile(r'^[a-z0-9]([a-z0-9\-]{0,61}[a-z0-9])?'
+                      r'(\.[a-z0-9\-_]{0,62}[a-z0-9])*\.?$')
 
 
 def check(ident, version=None):
@@ -31,7 +35,11 @@ def check(ident, version=None):
             version is not None
             and version < versions.at(versions.MINOR_5_NODE_NAME)):
         raise exception.NodeNotFound(node=ident)
-    if not _NAME.match(ident) or len(ident) > 255:
+    name = _NAME
+    if (version is not None and version
+            < versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)):
+        name = HOSTNAME
+    if not name.match(ident) or len(ident) > 255:
         raise exception.InvalidUuidOrName(name=ident)
     return ident
 

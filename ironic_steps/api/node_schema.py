@@ -9,13 +9,12 @@ fields and the node's state (``protected`` only when active, ...) are the
 conductor's (see :mod:`ironic_steps.conductor.node_updates`).
 """
 
-import re
-
 import jsonschema
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
+from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
 from ironic_steps.api import versions
 from ironic_steps.common import exception
@@ -23,10 +22,6 @@ from ironic_steps.drivers import base as drivers_base
 
 #: Ironic's logical names from 1.10: RFC 3986 unreserved characters.
 NAME_PATTERN = r'^[A-Za-z0-9\-._~]+$'
-#: Before 1.10, names were host names (RFC 952/1123, lower case), as Ironic
-#: still checks them at those versions.
-_HOSTNAME_NAME = re.compile(r'^[a-z0-9]([a-z0-9\-]{0,61}[a-z0-9])?'
-                            r'(\.[a-z0-9\-_]{0,62}[a-z0-9])*\.?$')
 UUID_PATTERN = (r'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
                 r'[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')
 
@@ -159,7 +154,7 @@ def check_values(values, version):
         raise errors.InvalidField(
             field='name', reason='%r looks like a UUID or a number; a name '
             'must not, or it could not be told apart from one' % name)
-    if (name is not None and not _HOSTNAME_NAME.match(name)
+    if (name is not None and not node_ident.HOSTNAME.match(name)
             and version < versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)):
         raise errors.InvalidField(
             field='name', reason='%r is not a host name (lower-case '

@@ -268,6 +268,13 @@ class OldVersionsTest(base.ApiTestCase):
             'driver': 'fake-hardware', 'name': 'Node_1'})
         self.assertEqual(201, response.status_code, response.data)
 
+    def test_before_1_10_a_name_that_is_not_a_host_name_is_400(self):
+        self.create_node(name='Node_1')
+        self.assertError(self.get('/v1/nodes/Node_1', version='1.9'), 400,
+                         'Node_1')
+        self.assertEqual(200, self.get('/v1/nodes/Node_1',
+                                       version='1.10').status_code)
+
     def test_fields_needs_1_8(self):
         node = self.create_node()
         self.assertError(self.get('/v1/nodes/%s?fields=uuid' % node.uuid,

@@ -21,12 +21,12 @@ import os
 import signal
 import threading
 
-from cheroot import wsgi
 from oslo_config import cfg
 from oslo_log import log
 
 from ironic_steps.common import context
 from ironic_steps.common import exception
+from ironic_steps.common import safe_log
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
@@ -49,6 +49,7 @@ def prepare_service(argv):
     CONF(argv[1:], project='ironic-steps',
          version=version.version_info.version_string())
     log.setup(CONF, 'ironic-steps')
+    safe_log.install()
     check_config()
 
 
@@ -99,29 +100,52 @@ def prepare_database(create_if_empty):
                                                      ', '.join(pending)))
 
 
-def default_api_threads(embedded, host_ip):
-    """Threads of the API server when ``[api] api_workers`` is not set.
-
-    One for the all-in-one service on a loopback address: its in-process
-    conductor calls never wait for a lock (see Service._start_conductor),
-    and its clients are this machine's.  Four otherwise: a separate API
-    waits for conductors over the bus, and on a network a client that
-    sends its request slowly must not hold every request back.
-    """
+def is_loopback(host_ip):
+    """Whether ``host_ip`` serves this machine only."""
     try:
-        loopback = (host_ip == 'localhost'
-                    or ipaddress.ip_address(host_ip).is_loopback)
+        return (host_ip == 'localhost'
+                or ipaddress.ip_address(host_ip).is_loopback)
     except ValueError:
-        loopback = False
-    return 1 if embedded and loopback else 4
+        return False
+
+
+def check_exposure(host_ip):
+    """Refuse an unauthenticated API on a network address, unless told to.
+
+    Called before the API binds its address.  With ``[api]
+    allow_noauth_off_loopback`` the service starts, warning every time.
+
+    :raises UnauthenticatedOnNetwork:
+    """
+    if CONF.auth_strategy != 'noauth' or is_loopback(host_ip):
+        return
+    if not CONF.api.allow_noauth_off_loopback:
+        raise exception.UnauthenticatedOnNetwork(host=host_ip)
+    LOG.warning('The API listens on %s without authentication '
+                '(auth_strategy = noauth, [api] allow_noauth_off_loopback '
+                '= true): anyone who reaches it administers every node.',
+                host_ip)
+
+
+def default_api_threads(embedded):
+    """Threads running API requests when ``[api] api_workers`` is not set.
+
+    One for the all-in-one service: its in-process conductor calls never
+    wait for a lock (see Service._start_conductor), and the server reads
+    requests on its own thread, so no client can hold that one (see
+    :mod:`ironic_steps.api.server`).  Four for a separate API, whose
+    requests wait for conductors over the bus.
+    """
+    return 1 if embedded else 4
 
 
 class Service:
     """The parts of ironic-steps this process runs, started in order.
 
-    ``api``: the REST API on cheroot; ``conductor``: a conductor manager,
-    reached in-process (``rpc_transport = none``) or through an
-    oslo.messaging server (``oslo``).
+    ``api``: the REST API on :mod:`ironic_steps.api.server`;
+    ``conductor``: a conductor manager, reached in-process
+    (``rpc_transport = none``) or through an oslo.messaging server
+    (``oslo``).
     """
 
     def __init__(self, api=True, conductor=True):
@@ -160,17 +184,21 @@ class Service:
             self.rpc_server.start()
 
     def _start_api(self):
-        from ironic_steps.api import app   # Flask only where it is served
-        self.server = wsgi.Server((CONF.api.host_ip, CONF.api.port),
-                                  app.create_app(),
-                                  numthreads=self._api_threads())
+        # Flask only where it is served.
+        from ironic_steps.api import app
+        from ironic_steps.api import body
+        from ironic_steps.api import server
+        check_exposure(CONF.api.host_ip)
+        self.server = server.Server(
+            app.create_app(), CONF.api.host_ip, CONF.api.port,
+            threads=self._api_threads(), timeout=CONF.api.client_timeout,
+            max_body=body.max_size())
         self.server.prepare()
         threading.Thread(target=self.server.serve, name='api-server',
                          daemon=True).start()
 
     def _api_threads(self):
-        return CONF.api.api_workers or default_api_threads(
-            self._embedded, CONF.api.host_ip)
+        return CONF.api.api_workers or default_api_threads(self._embedded)
 
     @property
     def _embedded(self):
@@ -179,7 +207,7 @@ class Service:
 
     @property
     def port(self):
-        return self.server.bind_addr[1] if self.server else None
+        return self.server.port if self.server else None
 
     def handle_signals(self):
         for signum in (signal.SIGTERM, signal.SIGINT):

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from ironic_steps.common import context
 from ironic_steps.common import rpc
+from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
@@ -126,6 +127,19 @@ class TestCase(oslotest_base.BaseTestCase):
     def config(self, **kw):
         self.config_fixture.config(**kw)
 
+    #: What a refused request must leave as it was.
+    _FLOW_FIELDS = ('provision_state', 'target_provision_state',
+                    'provision_updated_at', 'driver_internal_info',
+                    'deploy_step', 'clean_step', 'updated_at', 'last_error',
+                    'reservation')
+
+    def assertNodeUnchanged(self, node):
+        """``node`` (as read before a refused request) is still stored."""
+        stored = objects.Node.get(self.context, node.uuid)
+        for field in self._FLOW_FIELDS:
+            self.assertEqual(getattr(node, field), getattr(stored, field),
+                             field)
+
     def create_node(self, **fields):
         """Store a node the way the API does, through the conductor code."""
         fields.setdefault('driver', 'fake-hardware')
@@ -149,6 +163,16 @@ class ConductorTestCase(TestCase):
         self.addCleanup(self.manager.stop)
         self.addCleanup(fake_agent.stop_agent)
         self.rpcapi = rpcapi.ConductorAPI()
+        self._agent_tokens = {}
+
+    def agent_heartbeat(self, node):
+        """Heartbeat as a real agent does: look the node up first, which
+        hands the agent token out once per flow, then send it."""
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        if token != agent_token.MASK:
+            self._agent_tokens[node.uuid] = token
+        self.rpcapi.heartbeat(self.context, node.uuid,
+                              agent_token=self._agent_tokens.get(node.uuid))
 
     def wait_for_state(self, node, state, timeout=10):
         """Wait until ``node`` rests in ``state`` with its lock released."""

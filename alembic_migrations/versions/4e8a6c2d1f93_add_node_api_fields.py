@@ -6,14 +6,14 @@ Existing nodes get the no-op implementations of the new interface types
 hardware type could name others before this revision.
 
 Revision ID: 4e8a6c2d1f93
-Revises: 9d4c1e7a2b35
+Revises: 4f2a9c8e1b63
 """
 
 from alembic import op
 import sqlalchemy as sa
 
 revision = '4e8a6c2d1f93'
-down_revision = '9d4c1e7a2b35'
+down_revision = '4f2a9c8e1b63'
 
 _NOOP_INTERFACES = {
     'console_interface': 'no-console',

@@ -9,7 +9,8 @@ A request passes, outermost first: :class:`versions.VersionMiddleware`
 middleware of ``[DEFAULT] auth_strategy`` (:mod:`auth`), then Flask, which
 puts the version, the request context and the conductor RPC client in
 ``flask.g`` and routes to one blueprint per resource (:mod:`controllers`).
-Controllers change nodes only through ``flask.g.rpcapi``.  Errors anywhere
+Controllers change nodes only through ``flask.g.rpcapi``; deploy
+templates, which are not node operations, through their object.  Errors anywhere
 are answered in Ironic's JSON error format (:mod:`errors`).
 """
 
@@ -17,10 +18,13 @@ import flask
 
 from ironic_steps.api import auth
 from ironic_steps.api.controllers import conductors
+from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
+from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_states
+from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
@@ -28,9 +32,11 @@ from ironic_steps.api import versions
 from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
+REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
-               node_maintenance.blueprint, heartbeat.blueprint,
-               drivers.blueprint, conductors.blueprint)
+               node_maintenance.blueprint, node_traits.blueprint,
+               heartbeat.blueprint, lookup.blueprint, drivers.blueprint,
+               conductors.blueprint, deploy_templates.blueprint)
 
 
 def _prepare_request():
@@ -38,6 +44,15 @@ def _prepare_request():
     flask.g.version = versions.of(environ)
     flask.g.context = auth.request_context(environ)
     flask.g.rpcapi = flask.current_app.extensions[_RPCAPI]
+
+
+def _stamp_request_id(response):
+    # As Ironic does: a client can quote it, and the log lines of the
+    # request carry it.
+    context = flask.g.get('context')
+    if context is not None:
+        response.headers[REQUEST_ID_HEADER] = context.request_id
+    return response
 
 
 def create_app():
@@ -50,5 +65,6 @@ def create_app():
         app.register_blueprint(blueprint)
     errors.register(app)
     app.before_request(_prepare_request)
+    app.after_request(_stamp_request_id)
     app.wsgi_app = versions.VersionMiddleware(auth.wrap(app.wsgi_app))
     return app

@@ -39,8 +39,12 @@ _ROLES = 'HTTP_X_ROLES'
 ADMIN_ROLE = 'admin'
 READER_ROLE = 'reader'
 
-#: Paths anyone may call: version discovery and agent heartbeats.
-_PUBLIC_PATHS = re.compile(r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$')
+#: bcrypt reads no more of a password.
+_BCRYPT_MAX_BYTES = 72
+
+#: Paths anyone may call: version discovery, agent lookups and heartbeats.
+_PUBLIC_PATHS = re.compile(
+    r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$|^/v1/lookup/?$')
 
 
 def _set_identity(environ, user, roles):
@@ -50,12 +54,17 @@ def _set_identity(environ, user, roles):
 
 
 def request_context(environ):
-    """The RequestContext of a request that passed the auth middleware."""
+    """The RequestContext of a request that passed the auth middleware.
+
+    It becomes the current context of the thread running the request
+    (``overwrite``), so every log line written for the request carries its
+    own request id, whichever thread the server runs it on.
+    """
     roles = [r for r in environ.get(_ROLES, '').split(',') if r]
     return context.RequestContext(
         user_id=environ.get(_USER_ID) or None,
         user_name=environ.get(_USER_NAME) or None,
-        roles=roles, is_admin=ADMIN_ROLE in roles, overwrite=False)
+        roles=roles, is_admin=ADMIN_ROLE in roles, overwrite=True)
 
 
 class NoAuthMiddleware:
@@ -107,10 +116,19 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
             return self.public_application(environ, start_response)
         # Nobody is anybody until the password file says so.
         _set_identity(environ, '', [])
-        return super().__call__(environ, start_response)
+        try:
+            username, password = basic_auth.parse_token(
+                basic_auth.parse_header(environ))
+            environ.update(basic_auth.authenticate(
+                self.auth_file, username, _bcrypt_input(password)))
+        except Exception as exc:
+            return self.format_exception(exc)(environ, start_response)
+        return self.application(environ, start_response)
 
     def format_exception(self, e):
-        if isinstance(e, webob.exc.HTTPUnauthorized):
+        if isinstance(e, (webob.exc.HTTPUnauthorized, ValueError)):
+            # ValueError: what bcrypt says of a password it cannot hash
+            # (a NUL byte, say); no user of the file has that password.
             e = errors.NotAuthenticated(
                 reason='send the user name and password of a user of this '
                        'service (HTTP basic authentication).')
@@ -123,6 +141,17 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
                             'Basic realm="Baremetal API"'))
         return webob.Response(body=errors.body(status, message),
                               status=status, headerlist=headers)
+
+
+def _bcrypt_input(password):
+    """What bcrypt is asked to check for ``password``: its first 72 bytes.
+
+    bcrypt only ever reads 72 bytes, and htpasswd hashes what it is given
+    that way, so a longer password is checked as Apache checks it; bcrypt
+    4.1 and later raise instead of truncating, which must not become a 500
+    that anyone can cause without credentials.
+    """
+    return password[:_BCRYPT_MAX_BYTES]
 
 
 def wrap(application):

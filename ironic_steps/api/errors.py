@@ -52,6 +52,12 @@ class FieldNotInVersion(exception.NotAcceptable):
                 "this request uses %(version)s.")
 
 
+class FieldNotInPinnedRelease(exception.NotAcceptable):
+    _msg_fmt = ("Field(s) %(fields)s do not exist while the services are "
+                "pinned to release %(pinned)s ([DEFAULT] pin_release_version) "
+                "during a rolling upgrade.")
+
+
 class FeatureNotInVersion(exception.NotAcceptable):
     _msg_fmt = ('%(feature)s needs API version %(needed)s or later; this '
                 'request uses %(version)s.')
@@ -60,6 +66,12 @@ class FeatureNotInVersion(exception.NotAcceptable):
 class EndpointNotInVersion(exception.NotFound):
     _msg_fmt = ('%(path)s needs API version %(needed)s or later; this '
                 'request uses %(version)s.')
+
+
+class MethodNotInVersion(exception.IronicStepsException):
+    _msg_fmt = ('%(path)s accepts this method from API version %(needed)s '
+                'on; this request uses %(version)s.')
+    code = http.HTTPStatus.METHOD_NOT_ALLOWED
 
 
 class UnknownFields(exception.Invalid):
@@ -77,6 +89,12 @@ class InvalidField(exception.Invalid):
 
 class InvalidBody(exception.Invalid):
     _msg_fmt = 'Invalid request body: %(reason)s'
+
+
+class RequestTooLarge(exception.IronicStepsException):
+    _msg_fmt = ('Request body too large: %(size)s bytes; the limit is '
+                '%(limit)s bytes ([api] max_json_body_size).')
+    code = http.HTTPStatus.REQUEST_ENTITY_TOO_LARGE
 
 
 class ConductorTimeout(exception.TemporaryFailure):

@@ -1,9 +1,21 @@
-"""Hide secrets in the free-form dicts a node body shows.
+"""Secrets in the free-form dicts of a resource: what they are, hiding them.
 
 A value whose key contains ``password``, ``secret``, ``token`` or ``key``
-(any case) is shown as ``******``, at any depth, inside dicts and lists
-alike.  Matching is deliberately broad: showing ``******`` for a harmless
-``keyboard_layout`` costs less than leaking a BMC password.
+(any case) is a secret, at any depth, inside dicts and lists alike, in the
+fields a resource masks (a node's ``driver_info``, ``driver_internal_info``
+and ``instance_info``, and its ``deploy_step`` and ``clean_step``, whose
+``args`` may carry credentials, as may a deploy template's ``steps``; the
+node an agent looks up).  Matching is deliberately
+broad: showing ``******`` for a harmless ``keyboard_layout`` costs less
+than leaking a BMC password.
+
+Secrets are write-only: they are shown as ``******`` (:func:`mask`), and
+no request may read them any other way.  A JSON patch may set (``add``,
+``replace``) and ``remove`` them, but not ``test`` them (a test would tell
+a secret by trying values), nor ``copy`` or ``move`` them (a copy in a
+field that is not masked would show it); :func:`path_is_secret` and
+:func:`holds_secret` tell which paths and values that rule covers.  No
+error message and no log line carries the value of a secret.
 """
 
 MASK = '******'
@@ -23,3 +35,23 @@ def mask(value):
     if isinstance(value, list):
         return [mask(item) for item in value]
     return value
+
+
+def path_is_secret(parts):
+    """Whether a path inside a masked field (its parts below the field)
+    passes through a secret's key, and so leads to a secret or into one."""
+    return any(is_secret(part) for part in parts)
+
+
+def holds_secret(value):
+    """Whether ``value`` has a secret anywhere inside it."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if any(is_secret(key) for key in value):
+                return True
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False

@@ -2,61 +2,66 @@
 
 Names that look like UUIDs or numbers are refused when set (see
 :mod:`node_schema`), so an identifier is unambiguous; a number is not an
-identifier at all, because database ids are internal.  Names identify
-nodes from API 1.5, as in Ironic (and must be host names below 1.10);
-before, only UUIDs do.
+identifier at all, because database ids are internal.  A UUID is looked up
+in its canonical lower case, whatever case the URL has; identifiers are
+matched whole (see :mod:`identifiers`).  Names identify nodes from API
+1.5, as in Ironic, and below 1.10 only host names do; before 1.5, only
+UUIDs do.  Every lookup of a node in a URL passes the request's version,
+so these gates hold on every endpoint.
 """
 
-import re
-
 from oslo_utils import strutils
-from oslo_utils import uuidutils
 
+from ironic_steps.api import identifiers
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps import objects
 
-_NAME = re.compile(r'^[A-Za-z0-9\-._~]+$')
-#: What names were before 1.10, as Ironic still reads them at those versions.
-HOSTNAME = re.compile(r'^[a-z0-9]([a-z0-9\-]{0,61}[a-z0-9])?'
-                      r'(\.[a-z0-9\-_]{0,62}[a-z0-9])*\.?$')
+_NAMES_VERSION = versions.at(versions.MINOR_5_NODE_NAME)
+_ANY_NAME_VERSION = versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)
 
 
-def check(ident, version=None):
-    """``ident`` if it can name a node at ``version`` (None: any version).
+def is_valid_name(name, version):
+    """Whether ``name`` is a node name at ``version`` (host names only
+    below 1.10, as Ironic reads them there)."""
+    if version < _ANY_NAME_VERSION:
+        return identifiers.is_host_name(name)
+    return identifiers.is_name(name)
+
+
+def check(ident, version):
+    """``ident`` as it is looked up at ``version``: a canonical UUID or a
+    name.
 
     :raises NodeNotFound: for a number, or a name before API 1.5 (no node
         can be found so).
-    :raises InvalidUuidOrName: for what is neither a UUID nor a name.
+    :raises InvalidUuidOrName: (400, as Ironic) for what is neither a
+        UUID nor a name at ``version``.
     """
-    if uuidutils.is_uuid_like(ident):
-        return ident
-    if strutils.is_int_like(ident) or (
-            version is not None
-            and version < versions.at(versions.MINOR_5_NODE_NAME)):
+    if identifiers.is_uuid(ident):
+        return ident.lower()
+    if strutils.is_int_like(ident) or version < _NAMES_VERSION:
         raise exception.NodeNotFound(node=ident)
-    name = _NAME
-    if (version is not None and version
-            < versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)):
-        name = HOSTNAME
-    if not name.match(ident) or len(ident) > 255:
+    if not is_valid_name(ident, version):
         raise exception.InvalidUuidOrName(name=ident)
     return ident
 
 
-def get_node(context, ident, version=None):
+def get_node(context, ident, version):
     """The node called ``ident``, in one query, as a Node to change.
 
     :raises NodeNotFound:
     """
-    if uuidutils.is_uuid_like(ident):
+    ident = check(ident, version)
+    if identifiers.is_uuid(ident):
         return objects.Node.get_by_uuid(context, ident)
-    return objects.Node.get(context, check(ident, version))
+    return objects.Node.get(context, ident)
 
 
-def get_row(context, ident, version=None):
-    """The node called ``ident``, in one query, as a row to read.
+def get_row(context, ident, version, with_traits=False):
+    """The node called ``ident``, in one query, as a row to read (with
+    its ``traits`` if ``with_traits``).
 
     :raises NodeNotFound:
     """
-    return objects.Node.get_row(context, check(ident, version))
+    return objects.Node.get_row(context, check(ident, version), with_traits)

@@ -1,29 +1,33 @@
 """Which node fields a request may write, and what values they take.
 
-The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`);
-:func:`check_create` checks a create body with it, and
-:func:`check_names` / :func:`check_values` serve the PATCH code in
-:mod:`node_patch`.  Field existence by microversion comes from
+The JSON schema of every writable field is data (:data:`FIELD_SCHEMAS`),
+checked by the shared :mod:`schema` machinery (which matches identifiers
+whole and stores UUIDs in lower case, see :mod:`identifiers`);
+:func:`check_create` checks a create body with it, and :func:`check_names`
+/ :func:`check_values` serve the PATCH code in :mod:`node_patch`.  A name
+must not look like a UUID or a number, nor be one Ironic reserves, and is
+a host name below API 1.10.  Field existence by microversion comes from
 :mod:`node_view`, so a field is gated in one place only.  Rules between
 fields and the node's state (``protected`` only when active, ...) are the
 conductor's (see :mod:`ironic_steps.conductor.node_updates`).
 """
 
-import jsonschema
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
+from ironic_steps.api import identifiers
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
-from ironic_steps.api import versions
-from ironic_steps.common import exception
+from ironic_steps.api import schema
 from ironic_steps.drivers import base as drivers_base
 
-#: Ironic's logical names from 1.10: RFC 3986 unreserved characters.
-NAME_PATTERN = r'^[A-Za-z0-9\-._~]+$'
-UUID_PATTERN = (r'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
-                r'[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')
+NAME_PATTERN = identifiers.NAME_PATTERN
+UUID_PATTERN = identifiers.UUID_PATTERN
+#: Names Ironic refuses for a node: its sub-resources and actions of
+#: /v1/nodes, which a name would be mistaken for in a URL.
+RESERVED_NAMES = ('detail', 'maintenance', 'management', 'states',
+                  'validate', 'vendor_passthru')
 
 _INTERFACE_FIELDS = tuple('%s_interface' % i
                           for i in drivers_base.ALL_INTERFACES)
@@ -58,7 +62,7 @@ FIELD_SCHEMAS = {
     # There are no chassis here: a node belongs to none.
     'chassis_uuid': {'type': 'null'},
     'conductor_group': {'type': ['string', 'null'], 'maxLength': 255,
-                        'pattern': r'^[a-zA-Z0-9_\-.]*$'},
+                        'pattern': r'\A[a-zA-Z0-9_\-.]*\Z'},
     'automated_clean': {'type': ['boolean', 'null']},
     'protected': {'type': 'boolean'},
     'protected_reason': _TEXT,
@@ -94,12 +98,9 @@ CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 
-_VALIDATORS = {field: jsonschema.Draft202012Validator(schema)
-               for field, schema in FIELD_SCHEMAS.items()}
-
 #: Flags ``openstack baremetal node set --protected`` (and friends) send as
 #: the strings "True" / "False"; Ironic takes those, so do we.
-_FLAGS = frozenset(['maintenance', 'protected', 'retired', 'automated_clean'])
+_FLAGS = ('maintenance', 'protected', 'retired', 'automated_clean')
 _FLAG_WORDS = {'true': True, 'false': False}
 
 
@@ -109,8 +110,40 @@ def _flag(value):
     return value
 
 
-def _allowed(writable, version):
-    return [f for f in node_view.visible_fields(version) if f in writable]
+def _check_name(name):
+    if name is not None and (uuidutils.is_uuid_like(name)
+                             or strutils.is_int_like(name)):
+        raise errors.InvalidField(
+            field='name', reason='%r looks like a UUID or a number; a name '
+            'must not, or it could not be told apart from one' % name)
+    if name in RESERVED_NAMES:
+        raise errors.InvalidField(
+            field='name', reason='%r is reserved, as in Ironic: it names a '
+            'part of the API; reserved names: %s' % (
+                name, ', '.join(RESERVED_NAMES)))
+    return name
+
+
+def _check_name_at(name, version):
+    if name is not None and not node_ident.is_valid_name(name, version):
+        raise errors.InvalidField(
+            field='name', reason='%r is not a host name (lower-case '
+            "letters, digits, '-' and '.'), which names are before API "
+            '1.10' % name)
+
+
+def _lower(conductor_group):
+    """Lower case, as Ironic keeps groups (they match whatever the case)."""
+    return (conductor_group or '').lower()
+
+
+SCHEMA = schema.Schema(
+    node_view.VIEW, FIELD_SCHEMAS, CREATE_FIELDS, UPDATE_FIELDS,
+    required={'driver': "A node needs a 'driver' (a hardware type)."},
+    hints=_HINTS,
+    checks={'name': _check_name, 'conductor_group': _lower},
+    version_checks={'name': _check_name_at},
+    coerce=dict.fromkeys(_FLAGS, _flag))
 
 
 def check_names(names, writable, action, version):
@@ -120,49 +153,17 @@ def check_names(names, writable, action, version):
     :raises FieldNotInVersion: (406) names from a later microversion.
     :raises ReadOnlyFields: (400) names that cannot be ``action``.
     """
-    allowed = ', '.join(_allowed(writable, version))
-    unknown = sorted(set(names) - set(node_view.FIELDS))
-    if unknown:
-        raise errors.UnknownFields(fields=', '.join(unknown), valid=allowed)
-    node_view.check_fields(names, version)
-    read_only = [f for f in node_view.FIELDS
-                 if f in names and f not in writable]
-    if read_only:
-        raise errors.ReadOnlyFields(fields=', '.join(read_only),
-                                    action=action, valid=allowed)
+    SCHEMA.check_names(names, writable, action, version)
 
 
 def check_values(values, version):
-    """:raises InvalidField: for a value its field's schema refuses.
+    """``values`` checked at ``version`` and normalised: UUIDs in canonical
+    (lower) case, flags given as "true" / "false" as booleans,
+    ``conductor_group`` in lower case.
 
-    :returns: ``values`` normalised: flags given as "true" / "false" as
-        booleans, ``conductor_group`` lower case, as Ironic keeps it
-        (groups match whatever their case).
+    :raises InvalidField: for a value its field refuses.
     """
-    for field in _FLAGS & set(values):
-        values[field] = _flag(values[field])
-    for field, value in values.items():
-        error = jsonschema.exceptions.best_match(
-            _VALIDATORS[field].iter_errors(value))
-        if error is not None:
-            hint = _HINTS.get(field)
-            raise errors.InvalidField(field=field, reason=error.message + (
-                '; %s' % hint if hint else ''))
-    name = values.get('name')
-    if name is not None and (uuidutils.is_uuid_like(name)
-                             or strutils.is_int_like(name)):
-        raise errors.InvalidField(
-            field='name', reason='%r looks like a UUID or a number; a name '
-            'must not, or it could not be told apart from one' % name)
-    if (name is not None and not node_ident.HOSTNAME.match(name)
-            and version < versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)):
-        raise errors.InvalidField(
-            field='name', reason='%r is not a host name (lower-case '
-            "letters, digits, '-' and '.'), which names are before API "
-            '1.10' % name)
-    if 'conductor_group' in values:
-        values['conductor_group'] = (values['conductor_group'] or '').lower()
-    return values
+    return SCHEMA.check_values(values, version)
 
 
 def check_create(body, version):
@@ -170,11 +171,4 @@ def check_create(body, version):
 
     :returns: the body, whose fields all exist at ``version`` and are valid.
     """
-    if not isinstance(body, dict):
-        raise errors.InvalidBody(reason='expected a JSON object with the '
-                                 'fields of the new node')
-    check_names(body, CREATE_FIELDS, 'set on create', version)
-    if body.get('driver') is None:
-        raise exception.MissingParameterValue(
-            err="A node needs a 'driver' (a hardware type).")
-    return check_values(body, version)
+    return SCHEMA.check_create(body, version, 'node')

@@ -1,26 +1,27 @@
 """What a node looks like in the API, at each microversion.
 
 Owns the node's public fields, the microversion each appeared in, the
-subset a plain list shows, the fields computed rather than stored, and
-turning a :class:`objects.Node` (or a row of its fields, see
-:meth:`objects.Node.list_fields`) into a JSON body (empty dicts for unset
-dict fields, ISO 8601 times, secrets masked, ``available`` shown as
-before 1.2 as it was then) with a :class:`View`.  Which fields a request
-may *write* is :mod:`node_schema`'s business.
+subset a plain list shows, the fields computed rather than stored, the
+links to its sub-resources, and what turning a :class:`objects.Node` (or a
+row of its fields, see :meth:`objects.Node.list_fields`) into a JSON body
+needs (empty dicts for unset dict fields, ISO 8601 times, secrets masked,
+``available`` shown before 1.2 as it was then); the shared :mod:`view`
+machinery does the turning, from a display plan per (fields, version).
+``traits`` is not a column: a row has it only when it was read with it.
+Which fields a request may *write* is :mod:`node_schema`'s business.
 
 A field below its version does not exist: it is absent from bodies, and
 naming it (``?fields=``, a create body, a PATCH path) is answered 406 as
-Ironic does.
+Ironic does.  So is a field the Node object of the pinned release lacks,
+during a rolling upgrade: pinned to 0.2, a node looks as release 0.2
+showed it (no ``traits``, no ``raid_config``, ...), since those fields are
+neither written nor changeable until the upgrade is over.
 """
 
-import datetime
-import functools
-
-from ironic_steps.api import errors
-from ironic_steps.api import masking
-from ironic_steps.api import responses
 from ironic_steps.api import versions as v
-from ironic_steps.common import states
+from ironic_steps.api import view
+from ironic_steps.common import states as provision_states
+from ironic_steps import objects
 
 #: Every public field, in the order bodies list them ('id' is internal).
 FIELDS = (
@@ -34,7 +35,7 @@ FIELDS = (
     'reservation', 'inspection_started_at', 'inspection_finished_at',
     'clean_step', 'deploy_step', 'driver_info', 'driver_internal_info',
     'instance_info', 'properties', 'extra', 'raid_config',
-    'target_raid_config', 'network_data',
+    'target_raid_config', 'network_data', 'traits',
     'bios_interface', 'boot_interface', 'console_interface',
     'deploy_interface', 'inspect_interface', 'management_interface',
     'network_interface', 'power_interface', 'raid_interface',
@@ -62,6 +63,7 @@ _FIELD_VERSIONS = {
     'raid_interface': v.at(v.MINOR_31_DYNAMIC_INTERFACES),
     'vendor_interface': v.at(v.MINOR_31_DYNAMIC_INTERFACES),
     'storage_interface': v.at(v.MINOR_33_STORAGE_INTERFACE),
+    'traits': v.at(v.MINOR_37_NODE_TRAITS),
     'rescue_interface': v.at(v.MINOR_38_RESCUE_INTERFACE),
     'bios_interface': v.at(v.MINOR_40_BIOS_INTERFACE),
     'fault': v.at(v.MINOR_42_FAULT),
@@ -83,7 +85,7 @@ _FIELD_VERSIONS = {
 #: Fields that are not columns of the node: computed when shown.
 #: ``chassis_uuid`` and ``allocation_uuid`` are always null (ironic-steps
 #: has neither chassis nor allocations); ``conductor`` is the host the
-#: hash ring gives the node to (see :class:`View`).
+#: hash ring gives the node to (see :func:`compute`).
 COMPUTED_FIELDS = frozenset(['chassis_uuid', 'allocation_uuid', 'conductor'])
 
 #: Links to a node's sub-resources, shown with the whole node (not with
@@ -100,18 +102,11 @@ RESOURCE_LINKS = {
 LIST_FIELDS = ('uuid', 'name', 'instance_uuid', 'power_state',
                'provision_state', 'maintenance')
 
-#: GET /v1/nodes/{node}/states: field -> the version that shows it.
-STATES_FIELDS = {
-    'provision_state': v.MIN_VERSION,
-    'target_provision_state': v.MIN_VERSION,
-    'provision_updated_at': v.MIN_VERSION,
-    'power_state': v.MIN_VERSION,
-    'target_power_state': v.MIN_VERSION,
-    'console_enabled': v.MIN_VERSION,
-    'last_error': v.MIN_VERSION,
-    'raid_config': v.at(v.MINOR_12_RAID_CONFIG),
-    'target_raid_config': v.at(v.MINOR_12_RAID_CONFIG),
-}
+#: GET /v1/nodes/{node}/states, each from the version a node shows it.
+STATES_FIELDS = ('provision_state', 'target_provision_state',
+                 'provision_updated_at', 'power_state', 'target_power_state',
+                 'console_enabled', 'last_error', 'raid_config',
+                 'target_raid_config')
 
 _DICT_FIELDS = frozenset(['clean_step', 'deploy_step', 'driver_info',
                           'driver_internal_info', 'instance_info',
@@ -120,167 +115,60 @@ _DICT_FIELDS = frozenset(['clean_step', 'deploy_step', 'driver_info',
 _TIME_FIELDS = frozenset(['provision_updated_at', 'created_at',
                           'updated_at', 'inspection_started_at',
                           'inspection_finished_at'])
+#: Fields that may hold secrets.  ``deploy_step`` and ``clean_step`` carry
+#: a step's ``args``, which may come from a deploy template's or a
+#: request's steps, whose credentials are as secret there as anywhere.
+#: ``network_data`` is free-form below its three lists (an operator may
+#: put a bond's or a VLAN's credentials there): masking it costs nothing
+#: for standard network metadata, whose keys name no secret.
 _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
-                            'instance_info'])
-#: What a stored None reads as, for fields whose None only means "a peer
+                            'instance_info', 'deploy_step', 'clean_step',
+                            'network_data'])
+#: What a stored None shows, for fields whose None only means "a peer
 #: from before this field wrote the node".
-_NONE_READS_AS = {'console_enabled': False, 'protected': False,
-                  'retired': False, 'conductor_group': ''}
+_NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
+                  'retired': bool, 'conductor_group': str}
 
 
-def since(field):
-    """The version that introduced ``field``."""
-    return _FIELD_VERSIONS.get(field, v.MIN_VERSION)
-
-
-@functools.lru_cache(maxsize=None)
-def visible_fields(version):
-    """The fields a node has at ``version``, in body order."""
-    return tuple(f for f in FIELDS if since(f) <= version)
-
-
-def columns(fields):
-    """The stored columns of ``fields``: what a list must read."""
-    return tuple(f for f in fields if f not in COMPUTED_FIELDS)
-
-
-def check_fields(fields, version):
-    """Refuse field names that do not exist at ``version``.
-
-    :raises UnknownFields: (400) for names that never exist.
-    :raises FieldNotInVersion: (406) for names from a later version.
-    """
-    unknown = sorted(set(fields) - set(FIELDS))
-    if unknown:
-        raise errors.UnknownFields(
-            fields=', '.join(unknown),
-            valid=', '.join(visible_fields(version)))
-    later = [f for f in fields if since(f) > version]
-    if later:
-        raise errors.FieldNotInVersion(
-            fields=', '.join(later),
-            needed=v.to_string(max(since(f) for f in later)),
-            version=v.to_string(version))
-
-
-def parse_fields(value, version):
-    """``?fields=a,b`` -> ('a', 'b'), checked; None if not given.
-
-    :raises FeatureNotInVersion: (406) before 1.8, as Ironic.
-    """
-    if value is None:
-        return None
-    v.require(version, v.MINOR_8_FETCHING_SUBSET_OF_FIELDS, '?fields')
-    fields = tuple(f.strip() for f in value.split(',') if f.strip())
-    if not fields:
-        raise errors.UnknownFields(fields="''", valid=', '.join(
-            visible_fields(version)))
-    check_fields(fields, version)
-    return fields
-
-
-def _time(raw):
-    # Rows hold times as stored, naive UTC; Nodes hold aware ones.
-    if raw.tzinfo is None:
-        raw = raw.replace(tzinfo=datetime.timezone.utc)
-    return raw.isoformat()
-
-
-def _nostate(raw):
+def _nostate(provision_state):
     # Ironic's NOSTATE: what 'available' was before 1.2.
-    return None if raw == states.AVAILABLE else raw
+    return (None if provision_state == provision_states.AVAILABLE
+            else provision_state)
 
 
-def _converter(field, version):
-    if field in _TIME_FIELDS:
-        return _time
-    if field in _MASKED_FIELDS:
-        return masking.mask
-    if (field == 'provision_state'
-            and version < v.at(v.MINOR_2_AVAILABLE_STATE)):
-        return _nostate
-    return None
+VIEW = view.View(
+    'nodes', FIELDS, since=_FIELD_VERSIONS, list_fields=LIST_FIELDS,
+    empty={**dict.fromkeys(_DICT_FIELDS, dict), 'traits': list,
+           **_NONE_READS_AS},
+    times=_TIME_FIELDS, masked=_MASKED_FIELDS,
+    # A field the pinned release's Node lacks does not exist yet (e.g.
+    # traits, from 1.37, while pinned to 0.2, whose maximum is 1.44).
+    unknown_while_pinned=objects.Node.fields_unknown_under_pin,
+    computed=COMPUTED_FIELDS,
+    before={'provision_state': (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate)},
+    links=RESOURCE_LINKS)
+
+# The node's view is the shared machinery (:mod:`view`) with the
+# declarations above; these names are what node code calls.
+since = VIEW.since
+visible_fields = VIEW.visible_fields
+check_fields = VIEW.check_fields
+parse_fields = VIEW.parse_fields
+is_masked = VIEW.is_masked
+columns = VIEW.columns
 
 
-@functools.lru_cache(maxsize=1024)
-def _plan(fields, version):
-    """How to show each of ``fields`` at ``version``, worked out once:
-    (field, computed, value when stored as None, converter or None)."""
-    return tuple((field, field in COMPUTED_FIELDS, _NONE_READS_AS.get(field),
-                  _converter(field, version)) for field in fields)
+def computer(conductor_for):
+    """The ``compute`` of node bodies: ``conductor_for(node_uuid)`` -> the
+    host the hash ring gives the node to (or None); the other computed
+    fields are null."""
+    def compute(node, field):
+        return conductor_for(node.uuid) if field == 'conductor' else None
+    return compute
 
 
-def _row_keys(node):
-    """The column names of ``node`` if it is a row (None for a Node)."""
-    return node._fields if hasattr(node, '_fields') else None
-
-
-def _show(node, plan, conductor_for, keys):
-    # A row's values by name in one go: twice as fast as getattr per field
-    # on a SQLAlchemy Row, which adds up over a page of nodes.
-    stored = None if keys is None else dict(zip(keys, node))
-    body = {}
-    for field, computed, when_none, convert in plan:
-        if computed:
-            body[field] = (conductor_for(node.uuid) if field == 'conductor'
-                           else None)
-            continue
-        raw = getattr(node, field) if stored is None else stored[field]
-        if raw is None:
-            # A new dict each time: bodies may be changed by their reader.
-            body[field] = {} if field in _DICT_FIELDS else when_none
-        elif convert is not None:
-            body[field] = convert(raw)
-        else:
-            body[field] = raw
-    return body
-
-
-@functools.lru_cache(maxsize=None)
-def _resource_links(version):
-    return tuple(name for name, needed in RESOURCE_LINKS.items()
-                 if needed <= version)
-
-
-class View:
-    """How nodes look to one request.
-
-    :param version: the request's microversion.
-    :param base_url: the base of links (default: the request's).
-    :param conductor_for: node UUID -> the host the hash ring gives it to,
-        or None; needed only to show ``conductor``.
-    """
-
-    def __init__(self, version, base_url=None, conductor_for=None):
-        self.version = version
-        self.base_url = base_url
-        self._conductor_for = conductor_for
-
-    def body(self, node, fields=None, keys=False):
-        """The body of ``node``: ``fields`` (already checked) and links,
-        or, without ``fields``, every field and the resource links.
-
-        :param keys: the column names of ``node``, if known (see
-            :meth:`bodies`).
-        """
-        if keys is False:
-            keys = _row_keys(node)
-        body = _show(node, _plan(fields or visible_fields(self.version),
-                                 self.version), self._conductor_for, keys)
-        own = 'nodes/' + node.uuid
-        body['links'] = responses.links(own, base=self.base_url)
-        if fields is None:
-            for name in _resource_links(self.version):
-                body[name] = responses.links(own, name, base=self.base_url)
-        return body
-
-    def bodies(self, nodes, fields=None):
-        """:meth:`body` of each of ``nodes``, rows of one query or Nodes."""
-        keys = _row_keys(nodes[0]) if nodes else None
-        return [self.body(node, fields, keys) for node in nodes]
-
-    def states(self, node):
-        fields = tuple(field for field, needed in STATES_FIELDS.items()
-                       if needed <= self.version)
-        return _show(node, _plan(fields, self.version), None,
-                     _row_keys(node))
+def states(node, version):
+    """GET /v1/nodes/{node}/states at ``version``."""
+    visible = visible_fields(version)
+    return VIEW.values(node, tuple(f for f in STATES_FIELDS if f in visible),
+                       version)

@@ -1,7 +1,8 @@
 """Who may do what through the API: oslo.policy rules, defined in code.
 
 Three roles, as Keystone names them: ``admin`` and ``member`` may read and
-change nodes, ``reader`` may only read.  Agents heartbeat without
+change nodes (and their traits) and deploy templates, ``reader`` may only
+read.  Agents heartbeat without
 credentials.  Operators override any rule in ``[oslo_policy] policy_file``;
 ``oslopolicy-sample-generator --namespace ironic-steps`` lists them all
 (see :func:`list_rules`).
@@ -41,7 +42,8 @@ _RULES = [
     _rule('baremetal:node:delete', _WRITE, 'Delete a node.',
           ('DELETE', '/nodes/{node_ident}')),
     _rule('baremetal:node:set_provision_state', _WRITE,
-          'Manage, provide, deploy, rebuild or tear down a node.',
+          'Manage, provide, deploy, rebuild, clean, abort or tear down a '
+          'node.',
           ('PUT', '/nodes/{node_ident}/states/provision')),
     _rule('baremetal:node:set_power_state', _WRITE,
           'Power a node on or off, or reboot it.',
@@ -58,9 +60,24 @@ _RULES = [
     _rule('baremetal:node:validate', _WRITE,
           'Check what each interface of a node needs.',
           ('GET', '/nodes/{node_ident}/validate')),
+    _rule('baremetal:node:traits:list', _READ, 'List a node\'s traits.',
+          ('GET', '/nodes/{node_ident}/traits')),
+    _rule('baremetal:node:traits:set', _WRITE,
+          'Add a trait to a node, or replace all its traits.',
+          ('PUT', '/nodes/{node_ident}/traits'),
+          ('PUT', '/nodes/{node_ident}/traits/{trait}')),
+    _rule('baremetal:node:traits:delete', _WRITE,
+          'Remove one or all traits of a node.',
+          ('DELETE', '/nodes/{node_ident}/traits'),
+          ('DELETE', '/nodes/{node_ident}/traits/{trait}')),
     _rule('baremetal:node:ipa_heartbeat', '@',
-          'An agent reports in; open to all, agents have no credentials.',
+          'An agent reports in; open to all, agents have no credentials '
+          '(they prove themselves with their agent token).',
           ('POST', '/heartbeat/{node_ident}')),
+    _rule('baremetal:driver:ipa_lookup', '@',
+          'An agent looks its node up and gets its agent token, once; '
+          'open to all, agents have no credentials.',
+          ('GET', '/lookup')),
     _rule('baremetal:driver:get', _READ, 'List and show drivers.',
           ('GET', '/drivers'), ('GET', '/drivers/{driver_name}')),
     _rule('baremetal:driver:get_properties', _READ,
@@ -68,6 +85,18 @@ _RULES = [
           ('GET', '/drivers/{driver_name}/properties')),
     _rule('baremetal:conductor:get', _READ, 'List and show conductors.',
           ('GET', '/conductors'), ('GET', '/conductors/{hostname}')),
+    _rule('baremetal:deploy_template:get', _READ,
+          'List and show deploy templates.',
+          ('GET', '/deploy_templates'), ('GET', '/deploy_templates/detail'),
+          ('GET', '/deploy_templates/{deploy_template_ident}')),
+    _rule('baremetal:deploy_template:create', _WRITE,
+          'Create a deploy template.', ('POST', '/deploy_templates')),
+    _rule('baremetal:deploy_template:update', _WRITE,
+          'Change a deploy template.',
+          ('PATCH', '/deploy_templates/{deploy_template_ident}')),
+    _rule('baremetal:deploy_template:delete', _WRITE,
+          'Delete a deploy template.',
+          ('DELETE', '/deploy_templates/{deploy_template_ident}')),
 ]
 
 _enforcer = None

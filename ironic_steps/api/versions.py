@@ -32,11 +32,16 @@ implement it):
 * 1.11 - nodes are created in ``enroll`` (before: ``available``).
 * 1.12 - node ``raid_config`` and ``target_raid_config``; ``PUT
   /v1/nodes/{node}/states/raid``.
+* 1.13 - the ``abort`` provision target (from ``clean wait``, where the
+  running step is abortable, and from ``wait call-back``, which Ironic
+  allows from 1.110).
 * 1.14 - ``states`` link of nodes, ``properties`` link of drivers.
+* 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
 * 1.20 - node ``network_interface`` field.
 * 1.21 - node ``resource_class`` field (read, create, update, filter).
-* 1.22 - the ``/v1/heartbeat/{node}`` endpoint for agents.
+* 1.22 - the ``/v1/lookup`` and ``/v1/heartbeat/{node}`` endpoints for
+  agents.
 * 1.24 - ``portgroups`` link of nodes.
 * 1.27 - ``soft power off``, ``soft rebooting`` and ``timeout`` for power.
 * 1.30 - drivers carry ``type`` and, with ``detail``, their interfaces.
@@ -45,6 +50,8 @@ implement it):
 * 1.32 - ``volume`` link of nodes.
 * 1.33 - node ``storage_interface`` field.
 * 1.36 - heartbeats may carry ``agent_version``.
+* 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
+  endpoints.
 * 1.38 - node ``rescue_interface`` field.
 * 1.40 - node ``bios_interface`` field.
 * 1.42 - node ``fault`` field and filter.
@@ -58,10 +65,14 @@ implement it):
 * 1.50 - node ``owner`` field and filter.
 * 1.51 - node ``description`` field.
 * 1.52 - node ``allocation_uuid`` field (always null: no allocations).
+* 1.55 - the ``/v1/deploy_templates`` endpoints.
 * 1.61 - node ``retired`` and ``retired_reason`` fields.
+* 1.62 - agent tokens: a lookup hands the token out once, heartbeats
+  carry it (``agent_token``).
 * 1.65 - node ``lessee`` field and filter.
 * 1.66 - node ``network_data`` field.
-* 1.69 - ``deploy_steps`` when deploying (maximum).
+* 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
+  (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -98,7 +109,9 @@ MINOR_9_PROVISION_STATE_FILTER = 9
 MINOR_10_UNRESTRICTED_NODE_NAME = 10
 MINOR_11_ENROLL_STATE = 11
 MINOR_12_RAID_CONFIG = 12
+MINOR_13_ABORT = 13
 MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES = 14
+MINOR_15_MANUAL_CLEAN = 15
 MINOR_16_DRIVER_FILTER = 16
 MINOR_20_NETWORK_INTERFACE = 20
 MINOR_21_RESOURCE_CLASS = 21
@@ -110,6 +123,7 @@ MINOR_31_DYNAMIC_INTERFACES = 31
 MINOR_32_VOLUME = 32
 MINOR_33_STORAGE_INTERFACE = 33
 MINOR_36_AGENT_VERSION_HEARTBEAT = 36
+MINOR_37_NODE_TRAITS = 37
 MINOR_38_RESCUE_INTERFACE = 38
 MINOR_40_BIOS_INTERFACE = 40
 MINOR_42_FAULT = 42
@@ -123,7 +137,9 @@ MINOR_49_CONDUCTORS = 49
 MINOR_50_NODE_OWNER = 50
 MINOR_51_NODE_DESCRIPTION = 51
 MINOR_52_ALLOCATION = 52
+MINOR_55_DEPLOY_TEMPLATES = 55
 MINOR_61_NODE_RETIRED = 61
+MINOR_62_AGENT_TOKEN = 62
 MINOR_65_NODE_LESSEE = 65
 MINOR_66_NODE_NETWORK_DATA = 66
 MINOR_69_DEPLOY_STEPS = 69
@@ -144,7 +160,9 @@ ENVIRON_KEY = 'ironic_steps.api_version'
 
 _ENVIRON_HEADER = 'HTTP_X_OPENSTACK_IRONIC_API_VERSION'
 _ENVIRON_GENERIC_HEADER = 'HTTP_OPENSTACK_API_VERSION'
-_VERSION_RE = re.compile(r'^(\d+)\.(\d+)$')
+# ASCII digits, matched whole, and few enough for int(), which refuses
+# thousands of them (a 500 before authentication, once).
+_VERSION_RE = re.compile(r'\A([0-9]{1,20})\.([0-9]{1,20})\Z')
 
 
 def max_version():
@@ -185,10 +203,7 @@ def require(version, minor, feature):
 def require_endpoint(version, minor, path):
     """:raises EndpointNotInVersion: (404) if ``version`` is below 1.minor.
     """
-    if version < at(minor):
-        raise errors.EndpointNotInVersion(
-            path=path, needed=to_string(at(minor)),
-            version=to_string(version))
+    check_endpoint(version, at(minor), path)
 
 
 def _parse(value, header):
@@ -238,6 +253,23 @@ def check_supported(version):
         raise errors.VersionNotSupported(
             version=to_string(version), min=to_string(MIN_VERSION),
             max=to_string(max_version()))
+
+
+def check_endpoint(version, needed, path, method='GET', changes_405=False):
+    """Refuse a request for an endpoint that does not exist at ``version``.
+
+    :param changes_405: answer requests other than GET with 405 rather
+        than 404 (what Ironic answers for some endpoints, e.g. deploy
+        templates).
+    :raises EndpointNotInVersion: (404)
+    :raises MethodNotInVersion: (405)
+    """
+    if version >= needed:
+        return
+    refusal = (errors.MethodNotInVersion if changes_405 and method != 'GET'
+               else errors.EndpointNotInVersion)
+    raise refusal(path=path, needed=to_string(needed),
+                  version=to_string(version))
 
 
 def response_headers(version):

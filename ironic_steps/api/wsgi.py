@@ -14,6 +14,7 @@ import threading
 
 from oslo_log import log
 
+from ironic_steps.common import safe_log
 from ironic_steps.conf import CONF
 
 CONFIG_FILE_ENV = 'IRONIC_STEPS_CONFIG_FILE'
@@ -26,6 +27,7 @@ def _load():
     CONF([], project='ironic-steps',
          default_config_files=[config_file] if config_file else None)
     log.setup(CONF, 'ironic-steps')
+    safe_log.install()
     return app.create_app()
 
 

@@ -92,6 +92,31 @@ class NodeProtected(ForbiddenAction):
                 'protected to false first.')
 
 
+class InvalidTrait(Invalid):
+    _msg_fmt = 'Invalid trait: %(reason)s.'
+
+
+class TooManyTraits(Invalid):
+    _msg_fmt = ('Could not modify the traits of node %(node)s: it would have '
+                '%(count)d traits, more than the %(max)d a node may have.')
+
+
+class InvalidRequestedSteps(Invalid):
+    _msg_fmt = ('The %(kind)s steps requested for node %(node)s cannot run, '
+                'so nothing was changed: %(problems)s.')
+
+
+class StepNotAbortable(Invalid):
+    _msg_fmt = ('The %(flow)s of node %(node)s cannot be aborted while its '
+                'step %(step)s runs: that step is not abortable. Abort once '
+                'it is done.')
+
+
+class InvalidAgentToken(Invalid):
+    # Ironic's words, which agents and their operators know.
+    _msg_fmt = 'Invalid or missing agent token received.'
+
+
 # --- 404 --------------------------------------------------------------------
 
 class NotFound(IronicStepsException):
@@ -107,6 +132,14 @@ class ConductorNotFound(NotFound):
     _msg_fmt = 'Conductor %(conductor)s could not be found.'
 
 
+class NodeTraitNotFound(NotFound):
+    _msg_fmt = "Node %(node)s doesn't have a trait '%(trait)s'."
+
+
+class DeployTemplateNotFound(NotFound):
+    _msg_fmt = 'Deploy template %(template)s could not be found.'
+
+
 class DriverNotFound(NotFound):
     _msg_fmt = ("Hardware type '%(driver_name)s' is not enabled or not "
                 "installed; enabled hardware types: %(enabled)s.")
@@ -117,6 +150,12 @@ class DriverNotFound(NotFound):
 class NotAcceptable(IronicStepsException):
     _msg_fmt = 'Request not acceptable.'
     code = http.HTTPStatus.NOT_ACCEPTABLE
+
+
+class NotInPinnedRelease(NotAcceptable):
+    _msg_fmt = ('%(feature)s needs release %(needed)s; the services are '
+                'pinned to release %(pinned)s ([DEFAULT] '
+                'pin_release_version) until the rolling upgrade is over.')
 
 
 # --- 409 --------------------------------------------------------------------
@@ -139,16 +178,17 @@ class DuplicateName(Conflict):
     _msg_fmt = 'A node with name %(name)s already exists.'
 
 
+class DeployTemplateDuplicateName(Conflict):
+    _msg_fmt = 'A deploy template with name %(name)s already exists.'
+
+
+class DeployTemplateAlreadyExists(Conflict):
+    _msg_fmt = 'A deploy template with UUID %(uuid)s already exists.'
+
+
 class NodeInWrongState(Conflict):
     _msg_fmt = ('Node %(node)s cannot be %(action)s while it is in state '
                 '%(state)s.')
-
-
-class PinnedReleaseLacksFeature(Conflict):
-    _msg_fmt = ('%(feature)s needs conductor RPC version %(needed)s, but '
-                'this service is pinned to release %(release)s (RPC '
-                '%(pinned)s) for a rolling upgrade. Upgrade every service, '
-                'then remove [DEFAULT] pin_release_version.')
 
 
 # --- 503 --------------------------------------------------------------------
@@ -184,15 +224,19 @@ class CleanStepFailed(StepFailed):
     _msg_fmt = 'Clean step %(step)s failed: %(reason)s'
 
 
-class DriverStepConflict(IronicStepsException):
-    """The driver offers steps that cannot be ordered: a driver bug."""
+class DriverStepConflict(Conflict):
+    """The driver offers steps that cannot be ordered: a driver bug.
+
+    Found when a flow is planned, before the node moves, so the request is
+    refused (409) with the node as it was.
+    """
 
     _msg_fmt = ('Interface %(interface)s offers %(kind)s steps %(steps)s '
                 'with the same priority %(priority)s; they cannot be '
                 'ordered. This is a bug in the driver.')
 
 
-class NoStepsFound(IronicStepsException):
+class NoStepsFound(Invalid):
     _msg_fmt = 'No %(kind)s steps are offered by the driver of node %(node)s.'
 
 
@@ -200,3 +244,14 @@ class InvalidStepDefinition(IronicStepsException, ValueError):
     """A step decorator was applied with bad arguments (at import time)."""
 
     _msg_fmt = '@%(decorator)s on %(function)s: %(reason)s'
+
+
+# --- configurations the service refuses to start with -----------------------
+
+class UnauthenticatedOnNetwork(IronicStepsException):
+    _msg_fmt = ('auth_strategy is noauth, which makes every caller an '
+                'administrator, and [api] host_ip %(host)s is not a loopback '
+                'address. Listen on 127.0.0.1, set auth_strategy = '
+                'http_basic, or set [api] allow_noauth_off_loopback = true '
+                'to accept that anyone who reaches the port administers '
+                'every node.')

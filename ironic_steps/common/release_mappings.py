@@ -17,6 +17,8 @@ When adding a release, or changing a version:
 
 import collections
 
+from oslo_utils import versionutils
+
 RELEASE_MAPPING = collections.OrderedDict([
     # Before deploy steps: a deploy was one call to DeployInterface.deploy.
     ('0.1', {
@@ -30,12 +32,15 @@ RELEASE_MAPPING = collections.OrderedDict([
         'rpc': '1.1',
         'objects': {'Node': ['1.1']},
     }),
-    # Operators choose the steps; the node API up to 1.69 (power, RAID,
-    # maintenance, validate, conductors, ...).
+    # Operators choose the steps: node traits, deploy templates
+    # (DeployTemplate), user deploy steps, manual cleaning, abort, agent
+    # tokens; the node API up to 1.69 (power, RAID, maintenance, validate,
+    # conductors (Conductor), ...).
     ('0.3', {
         'api': '1.69',
         'rpc': '1.2',
-        'objects': {'Node': ['1.2'], 'Conductor': ['1.0']},
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.0']},
     }),
 ])
 
@@ -51,9 +56,28 @@ def pinned_release(conf):
     return RELEASE_MAPPING[name] if name else None
 
 
+def rpc_at_least(release, version):
+    """Whether ``release`` (a mapping entry) speaks RPC ``version``."""
+    return (versionutils.convert_version_to_tuple(release['rpc'])
+            >= versionutils.convert_version_to_tuple(version))
+
+
 def object_version(conf, obj_name, current):
-    """The version of ``obj_name`` to send and save under the pin."""
+    """The version of ``obj_name`` to send and save under the pin; None if
+    the pinned release does not have that object at all."""
     release = pinned_release(conf)
     if release is None:
         return current
-    return release['objects'][obj_name][-1]
+    versions = release['objects'].get(obj_name)
+    return versions[-1] if versions else None
+
+
+def first_release_with(obj_name, version):
+    """The oldest release that has ``obj_name`` at ``version`` or later."""
+    wanted = versionutils.convert_version_to_tuple(version)
+    for name in RELEASES:
+        versions = RELEASE_MAPPING[name]['objects'].get(obj_name)
+        if versions and versionutils.convert_version_to_tuple(
+                versions[-1]) >= wanted:
+            return name
+    return 'master'

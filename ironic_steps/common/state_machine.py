@@ -13,7 +13,9 @@ from automaton import machines
 from ironic_steps.common import exception
 from ironic_steps.common import states as s
 
-#: Where a node in a transient state is heading; stable states head nowhere.
+#: Where a node entering a transient state is heading, unless it moves
+#: within one flow (cleaning <-> clean wait), which keeps the flow's target;
+#: stable and failure states head nowhere.
 TARGETS = {
     s.VERIFYING: s.MANAGEABLE,
     s.CLEANING: s.AVAILABLE,
@@ -35,6 +37,11 @@ _TRANSITIONS = (
     (s.CLEANING, s.EVENT_DONE, s.AVAILABLE),
     (s.CLEANING, s.EVENT_FAIL, s.CLEANFAIL),
     (s.CLEANWAIT, s.EVENT_FAIL, s.CLEANFAIL),
+    # Manual cleaning: the operator's clean steps, back to manageable.
+    (s.MANAGEABLE, s.EVENT_CLEAN, s.CLEANING),
+    (s.CLEANING, s.EVENT_MANAGE, s.MANAGEABLE),
+    # An operator may stop a flow that waits for its agent.
+    (s.CLEANWAIT, s.EVENT_ABORT, s.CLEANFAIL),
     # A node that failed cleaning goes back to the operator.
     (s.CLEANFAIL, s.EVENT_MANAGE, s.MANAGEABLE),
     (s.AVAILABLE, s.EVENT_MANAGE, s.MANAGEABLE),
@@ -45,6 +52,7 @@ _TRANSITIONS = (
     (s.DEPLOYING, s.EVENT_DONE, s.ACTIVE),
     (s.DEPLOYING, s.EVENT_FAIL, s.DEPLOYFAIL),
     (s.DEPLOYWAIT, s.EVENT_FAIL, s.DEPLOYFAIL),
+    (s.DEPLOYWAIT, s.EVENT_ABORT, s.DEPLOYFAIL),
     # A failed deploy may be retried, or the node torn down.
     (s.DEPLOYFAIL, s.EVENT_DEPLOY, s.DEPLOYING),
     (s.DEPLOYFAIL, s.EVENT_REBUILD, s.DEPLOYING),
@@ -96,6 +104,20 @@ MACHINE = _build()
 #: Every provision state a node can be in.
 STATES = frozenset(state for start, _event, end in _TRANSITIONS
                    for state in (start, end))
+
+
+def target_after(old_state, old_target, new_state):
+    """The target provision state once a node moved to ``new_state``.
+
+    A flow keeps the target it started with while it moves between its
+    transient states: manual cleaning heads back to ``manageable`` through
+    ``cleaning`` and ``clean wait``, automated cleaning to ``available``.
+    """
+    if new_state not in TARGETS:
+        return None
+    if old_state in TARGETS and old_target is not None:
+        return old_target
+    return TARGETS[new_state]
 
 
 def events_from(state):

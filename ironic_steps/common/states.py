@@ -35,6 +35,9 @@ FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, ERROR)
 #: A conductor holds (or held, if it died) the node's lock in these states.
 WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING)
 
+#: An agent serves the node in these states, and may look it up.
+AGENT_STATES = (CLEANING, CLEANWAIT, DEPLOYING, DEPLOYWAIT)
+
 # Events.  API "targets" map onto these in the API layer.
 EVENT_MANAGE = 'manage'
 EVENT_PROVIDE = 'provide'
@@ -46,6 +49,7 @@ EVENT_WAIT = 'wait'
 EVENT_RESUME = 'resume'
 EVENT_DONE = 'done'
 EVENT_FAIL = 'fail'
+EVENT_ABORT = 'abort'
 
 #: Power states, as Ironic spells them.
 POWER_ON = 'power on'

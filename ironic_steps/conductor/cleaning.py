@@ -1,13 +1,19 @@
-"""The automated cleaning flow, run when a node is provided or torn down.
+"""The cleaning flows: automated (on provide and tear down) and manual.
 
-The same step runner as deploying, with the clean flow: the clean steps of
-priority > 0 run in order, alternating ``cleaning`` / ``clean wait`` for
-asynchronous ones.  A node's ``automated_clean`` decides whether they run;
-when it is unset (None), ``[conductor] automated_clean`` does.
+The same step runner as deploying, with the clean flow: steps run in
+order, alternating ``cleaning`` / ``clean wait`` for asynchronous ones.
+
+* Automated cleaning runs the clean steps of priority > 0, highest first,
+  and ends ``available``.  A node's ``automated_clean`` decides whether
+  they run; when it is unset (None), ``[conductor] automated_clean`` does.
+* Manual cleaning (``target: clean`` on a manageable node) runs exactly the
+  operator's ``clean_steps``, in the order given, checked before the node
+  moves, and ends back in ``manageable``.
 """
 
 from oslo_log import log
 
+from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
@@ -36,6 +42,27 @@ def _automated_clean(node):
     if node.automated_clean is None:
         return CONF.conductor.automated_clean
     return node.automated_clean
+
+
+def start_manual_cleaning(task, worker, clean_steps):
+    """Check the operator's clean steps, then move into cleaning.
+
+    :raises InvalidRequestedSteps: before anything changes, if a step
+        cannot run on this node.
+    """
+    node = task.node
+    state_machine.next_state(node.provision_state, states.EVENT_CLEAN,
+                             node=node.uuid)
+    plan = steps.manual_plan(task, clean_steps)
+    step_runner.clear_progress(node, step_runner.CLEAN)
+    step_runner.store_plan(task, step_runner.CLEAN, plan)
+    task.start_work(states.EVENT_CLEAN, worker, _run_manual,
+                    target=states.MANAGEABLE)
+
+
+@step_runner.flow_boundary(step_runner.CLEAN)
+def _run_manual(task):
+    return step_runner.run(task, step_runner.CLEAN)
 
 
 def continue_node_clean(task, worker):

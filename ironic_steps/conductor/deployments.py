@@ -1,11 +1,13 @@
 """The deploy flow: start, run, continue and fail a node's deployment.
 
 ``start_deploy`` (under the node lock, in the RPC caller's thread) checks
-the request and moves the node to ``deploying``; the worker then runs
-:func:`do_node_deploy`, which plans the deploy steps and hands them to the
-step runner.  A step that goes on asynchronously parks the node in
-``wait call-back``; the agent's heartbeat comes back through
-:func:`continue_node_deploy`, which resumes at the next step.
+the request, plans the deploy steps (the driver's, overridden by deploy
+templates and the caller's ``deploy_steps``) and moves the node to
+``deploying`` with the plan; the worker then runs :func:`do_node_deploy`,
+which hands the plan to the step runner.  A step that goes on
+asynchronously parks the node in ``wait call-back``; the agent's heartbeat
+comes back through :func:`continue_node_deploy`, which resumes at the next
+step.
 
 A deploy interface written before deploy steps (it offers none) is run the
 legacy way, :meth:`DeployInterface.deploy` in one call, with a deprecation
@@ -17,8 +19,11 @@ import threading
 from oslo_log import log
 
 from ironic_steps.common import exception
+from ironic_steps.common import release_mappings
+from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import cleaning
+from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
@@ -37,16 +42,97 @@ def validate(task):
         getattr(task.driver, interface_type).validate(task)
 
 
-def start_deploy(task, worker):
-    """Move an available (or failed, or active) node into deploying."""
+def start_deploy(task, worker, rebuild=None, deploy_steps=None):
+    """Check the request, plan the deploy, move the node into deploying.
+
+    Everything a request could get wrong is refused here, under the lock
+    and before the node changes: the state, a protected node's rebuild
+    (403), the driver's validation, the instance's traits and the steps
+    asked for (see :func:`steps.plan`).
+
+    :param rebuild: True to redeploy a node that may hold an instance
+        (``rebuild``), False for ``active``; None (a caller of the previous
+        release) decides by the node's state, as that release did.
+    :param deploy_steps: the caller's deploy steps, or None.
+    """
     node = task.node
+    if rebuild is None:
+        rebuild = node.provision_state in (states.ACTIVE, states.ERROR)
+    event = states.EVENT_REBUILD if rebuild else states.EVENT_DEPLOY
+    state_machine.next_state(node.provision_state, event, node=node.uuid)
+    if rebuild:
+        node_updates.check_not_protected(node, 'rebuilt')
     validate(task)
-    # A node that may hold a user's instance is rebuilt; others deployed.
-    event = (states.EVENT_REBUILD
-             if node.provision_state in (states.ACTIVE, states.ERROR)
-             else states.EVENT_DEPLOY)
     step_runner.clear_progress(node, step_runner.DEPLOY)
+    if uses_deploy_steps(task):
+        plan = steps.plan(task, base.DEPLOY,
+                          requests=_requests(task, deploy_steps))
+        if not plan:
+            raise exception.NoStepsFound(kind='deploy', node=node.uuid)
+        step_runner.store_plan(task, step_runner.DEPLOY, plan)
+    elif deploy_steps:
+        raise exception.InvalidParameterValue(
+            err='Node %s deploys the legacy way (its deploy interface '
+                'offers no deploy steps, or the service is pinned to a '
+                'release from before them), so deploy_steps cannot be '
+                'used' % node.uuid)
     task.start_work(event, worker, do_node_deploy)
+
+
+def _requests(task, deploy_steps):
+    """The sources of requested steps, weakest first (see steps.plan)."""
+    requests = []
+    templates = _templates(task)
+    if templates:
+        requests.append(steps.Request(
+            source='deploy template(s) %s' % ', '.join(
+                template.name for template in templates),
+            steps=[{key: step[key] for key in _TEMPLATE_STEP_KEYS}
+                   for template in templates for step in template.steps]))
+    if deploy_steps is not None:
+        if not isinstance(deploy_steps, list):
+            raise exception.InvalidParameterValue(
+                err='deploy_steps must be a list of steps, got %s'
+                    % steps.shown(deploy_steps))
+        requests.append(steps.Request(source='deploy_steps',
+                                      steps=deploy_steps))
+    return requests
+
+
+_TEMPLATE_STEP_KEYS = ('interface', 'step', 'args', 'priority')
+
+
+def _templates(task):
+    """The deploy templates named by the instance's traits.
+
+    The instance asks for traits in ``instance_info['traits']``; they must
+    be traits of the node (as in Ironic), and each that names a deploy
+    template brings that template's steps.
+    """
+    node = task.node
+    wanted = (node.instance_info or {}).get('traits')
+    if not wanted or not templates_supported():
+        return []
+    if not isinstance(wanted, list) or not all(isinstance(t, str)
+                                               for t in wanted):
+        raise exception.InvalidParameterValue(
+            err="instance_info/traits of node %s must be a list of trait "
+                "names, got %s" % (node.uuid, steps.shown(wanted)))
+    missing = sorted(set(wanted) - set(node.traits or ()))
+    if missing:
+        raise exception.InvalidParameterValue(
+            err='instance_info/traits of node %s names trait(s) the node '
+                'does not have: %s; its traits: %s' % (
+                    node.uuid, ', '.join(missing),
+                    ', '.join(sorted(node.traits or ())) or 'none'))
+    return objects.DeployTemplate.list_by_names(task.context, wanted)
+
+
+def templates_supported():
+    """Whether deploy templates apply: not while pinned to a release from
+    before them (its conductors would deploy without them)."""
+    pinned = release_mappings.pinned_release(CONF)
+    return pinned is None or 'DeployTemplate' in pinned['objects']
 
 
 def pinned_before_deploy_steps():
@@ -70,13 +156,9 @@ def uses_deploy_steps(task):
 
 @step_runner.flow_boundary(step_runner.DEPLOY)
 def do_node_deploy(task):
-    """Worker: plan the deploy steps and run them (or deploy the old way)."""
-    if not uses_deploy_steps(task):
+    """Worker: run the planned deploy steps (or deploy the old way)."""
+    if not step_runner.has_plan(task.node, step_runner.DEPLOY):
         return _legacy_result(task, task.driver.deploy.deploy)
-    plan = steps.plan(task, base.DEPLOY)
-    if not plan:
-        raise exception.NoStepsFound(kind='deploy', node=task.node.uuid)
-    step_runner.store_plan(task, step_runner.DEPLOY, plan)
     return step_runner.run(task, step_runner.DEPLOY)
 
 

@@ -15,9 +15,12 @@ import oslo_messaging as messaging
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import flows
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import step_runner
@@ -33,6 +36,9 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
+#: What a heartbeat from an API of a release before agent tokens carries.
+_NOT_SENT = object()
+
 #: Errors that answer a caller, not bugs: oslo.messaging returns them to
 #: the client without logging a server-side traceback.
 _expected = messaging.expected_exceptions(exception.IronicStepsException)
@@ -42,8 +48,6 @@ DELETE_ALLOWED_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
                          states.CLEANFAIL)
 #: The states a node may be created in: ``available`` for API < 1.11.
 _INITIAL_STATES = (states.ENROLL, states.AVAILABLE)
-#: Deploying a node in these states rebuilds it (see deployments).
-_REBUILT_STATES = (states.ACTIVE, states.ERROR)
 
 
 class ConductorManager:
@@ -109,18 +113,18 @@ class ConductorManager:
 
     def _check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time."""
-        timeout = CONF.conductor.deploy_callback_timeout
-        if not timeout:
-            return
-        before = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
-        for state, flow in ((states.DEPLOYWAIT, step_runner.DEPLOY),
-                            (states.CLEANWAIT, step_runner.CLEAN)):
+        for state, waiting in flows.BY_WAIT_STATE.items():
+            if not waiting.timeout:
+                continue
+            before = timeutils.utcnow() - datetime.timedelta(
+                seconds=waiting.timeout)
             for node in objects.Node.list(context, filters={
                     'provision_state': state, 'reservation': None,
                     'provisioned_before': before}):
-                self._fail_timed_out(context, node.uuid, state, flow, before)
+                self._fail_timed_out(context, node.uuid, state, waiting,
+                                     before)
 
-    def _fail_timed_out(self, context, node_uuid, state, flow, before):
+    def _fail_timed_out(self, context, node_uuid, state, waiting, before):
         try:
             with self._acquire(context, node_uuid, retry=False,
                                purpose='call-back timeout') as task:
@@ -128,12 +132,12 @@ class ConductorManager:
                 if (node.provision_state != state or timeutils.normalize_time(
                         node.provision_updated_at) >= before):
                     return   # it moved on while we looked
-                step = getattr(node, flow.step_field) or {}
-                step_runner.fail(task, flow, (
+                step = getattr(node, waiting.flow.step_field) or {}
+                step_runner.fail(task, waiting.flow, (
                     'Timeout reached while waiting for the agent of node %s'
                     '%s after %s seconds' % (
                         node.uuid, _step_suffix(node) if step else '',
-                        CONF.conductor.deploy_callback_timeout)))
+                        waiting.timeout)))
         except (exception.NodeLocked, exception.NodeNotFound):
             pass   # busy or gone: not ours to fail now
 
@@ -227,13 +231,41 @@ class ConductorManager:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
                     state=task.node.provision_state)
-            task.node.destroy()
+            task.destroy_node()
+
+    # --- traits -------------------------------------------------------
+    # As in Ironic, traits change in any provision state, under the lock.
+
+    @_expected
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add ``traits`` to a node; with ``replace``, set exactly them.
+
+        :raises TooManyTraits: (nothing changed)
+        """
+        with self._acquire(context, node_id,
+                           purpose='add node traits') as task:
+            if replace:
+                task.node.set_traits(traits)
+            else:
+                task.node.add_traits(traits)
+
+    @_expected
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove ``traits`` from a node; every trait if None.
+
+        :raises NodeTraitNotFound: (nothing changed)
+        """
+        with self._acquire(context, node_id,
+                           purpose='remove node traits') as task:
+            task.node.remove_traits(traits)
 
     # --- provisioning ---------------------------------------------------
 
     @_expected
     def do_provisioning_action(self, context, node_id, action):
-        """``manage`` or ``provide`` a node."""
+        """``manage``, ``provide`` or ``abort`` a node."""
+        if action == states.EVENT_ABORT:
+            return self._abort(context, node_id)
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose=action) as task:
             state = task.node.provision_state
@@ -248,17 +280,36 @@ class ConductorManager:
                 task.node.save()
             else:
                 raise exception.InvalidParameterValue(
-                    err='Unknown provisioning action %r; use manage or '
-                        'provide' % (action,))
+                    err='Unknown provisioning action %r; use manage, '
+                        'provide or abort' % (action,))
+
+    def _abort(self, context, node_id):
+        with self._acquire(context, node_id, purpose='abort') as task:
+            waiting = flows.BY_WAIT_STATE.get(task.node.provision_state)
+            if waiting is None:
+                raise exception.InvalidStateRequested(
+                    action=states.EVENT_ABORT, node=task.node.uuid,
+                    state=task.node.provision_state,
+                    allowed=', '.join(state_machine.events_from(
+                        task.node.provision_state)) or 'none')
+            step_runner.abort(task, waiting.flow)
 
     @_expected
-    def do_node_deploy(self, context, node_id):
-        """Deploy (or redeploy) a node; the work goes on in a worker."""
+    def do_node_deploy(self, context, node_id, rebuild=None,
+                       deploy_steps=None):
+        """Deploy (``rebuild``: redeploy) a node; the work goes on in a
+        worker.  A request that cannot be honoured changes nothing."""
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node deployment') as task:
-            if task.node.provision_state in _REBUILT_STATES:
-                node_updates.check_not_protected(task.node, 'rebuilt')
-            deployments.start_deploy(task, worker)
+            deployments.start_deploy(task, worker, rebuild=rebuild,
+                                     deploy_steps=deploy_steps)
+
+    @_expected
+    def do_node_clean(self, context, node_id, clean_steps):
+        """Manual cleaning: run ``clean_steps`` on a manageable node."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='manual cleaning') as task:
+            cleaning.start_manual_cleaning(task, worker, clean_steps)
 
     @_expected
     def do_node_tear_down(self, context, node_id):
@@ -321,15 +372,35 @@ class ConductorManager:
         return driver_factory.driver_properties(driver_name)
 
     @_expected
+    def get_node_with_token(self, context, node_id):
+        """An agent's lookup: the node's agent token, handed out once.
+
+        Only a node in a flow that an agent serves can be looked up; any
+        other is not found, as in Ironic.
+        :returns: the token, or its mask once it was handed out.
+        """
+        with self._acquire(context, node_id, retry=False,
+                           purpose='agent lookup') as task:
+            if task.node.provision_state not in states.AGENT_STATES:
+                raise exception.NodeNotFound(node=node_id)
+            token, changed = agent_tokens.hand_out(task.node)
+            if changed:
+                task.save_and_release()
+            return token
+
+    @_expected
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None):
+                  agent_version=None, agent_token=_NOT_SENT):
         """An agent reports in; a waiting flow resumes.
 
         The lock is taken first: a heartbeat usually finds its node parked
         and unlocked, so that costs one statement.  A heartbeat that finds
         the node busy answers NodeLocked at once if the node is waiting
         (agents heartbeat again shortly, so waiting here only ties a
-        thread), and nothing if it is not.
+        thread), and nothing if it is not.  A heartbeat without the node's
+        agent token is refused and changes nothing; an API of a release
+        from before tokens cannot pass one on (``agent_token`` is not sent
+        at all), so during a rolling upgrade its heartbeats go unchecked.
         """
         with self._reserve_worker() as worker:
             try:
@@ -343,14 +414,25 @@ class ConductorManager:
                           node_id)
                 return
             with task:
-                state = task.node.provision_state
-                if state == states.DEPLOYWAIT:
-                    deployments.continue_node_deploy(task, worker)
-                elif state == states.CLEANWAIT:
-                    cleaning.continue_node_clean(task, worker)
-                else:
+                _check_token(task.node, agent_token)
+                waiting = flows.BY_WAIT_STATE.get(task.node.provision_state)
+                if waiting is None:
                     LOG.debug('Heartbeat from node %s in state %s: nothing '
-                              'to resume', task.node.uuid, state)
+                              'to resume', task.node.uuid,
+                              task.node.provision_state)
+                    return
+                waiting.resume(task, worker)
+
+
+def _check_token(node, token):
+    if token is _NOT_SENT:
+        return
+    try:
+        agent_tokens.check(node, token)
+    except exception.InvalidAgentToken:
+        LOG.warning('Heartbeat for node %s refused: invalid or missing agent '
+                    'token', node.uuid)
+        raise
 
 
 def _step_suffix(node):

@@ -12,10 +12,13 @@ add the new version to ``common/release_mappings.py``):
 * 1.0 - create_node, update_node, destroy_node, do_provisioning_action,
   do_node_deploy, do_node_tear_down, heartbeat
 * 1.1 - continue_node_deploy (deploy steps)
-* 1.2 - change_node_power_state, set_target_raid_config,
-  validate_driver_interfaces, get_driver_properties; update_node takes
-  reset_interfaces; create_node keeps a node's initial ``available``
-  state (API < 1.11)
+* 1.2 - do_node_deploy takes rebuild and deploy_steps; do_node_clean
+  (manual cleaning); do_provisioning_action takes 'abort';
+  get_node_with_token (agent lookup); heartbeat takes agent_token;
+  add_node_traits, remove_node_traits; change_node_power_state,
+  set_target_raid_config, validate_driver_interfaces,
+  get_driver_properties; update_node takes reset_interfaces; create_node
+  keeps a node's initial ``available`` state (API < 1.11)
 """
 
 import threading
@@ -68,16 +71,26 @@ class ConductorAPI:
         the pinned release offers, like a distributed one.
         """
         if self._client is None:
-            return versionutils.is_compatible(version, self._cap)
+            pinned = release_mappings.pinned_release(CONF)
+            return pinned is None or release_mappings.rpc_at_least(
+                pinned, version)
         return self._client.can_send_version(version)
 
-    def _require(self, version, feature):
-        """:raises PinnedReleaseLacksFeature: unless ``version`` can be sent.
+    def _check_can_send(self, version, feature):
+        """Refuse, clearly, a call the pinned release's conductors lack.
+
+        :raises NotInPinnedRelease:
         """
-        if not self.can_send_version(version):
-            raise exception.PinnedReleaseLacksFeature(
-                feature=feature, needed=version, pinned=self._cap,
-                release=CONF.pin_release_version)
+        pinned = release_mappings.pinned_release(CONF)
+        if pinned is None or versionutils.is_compatible(
+                version, pinned['rpc'], same_major=True):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=next(name for name in release_mappings.RELEASES
+                        if versionutils.is_compatible(
+                            version, release_mappings.RELEASE_MAPPING[
+                                name]['rpc'], same_major=True)))
 
     def get_conductor_for(self, node_uuid):
         """The conductor that handles ``node_uuid``; None if none is alive.
@@ -116,8 +129,9 @@ class ConductorAPI:
                 and node_obj.provision_state == states.AVAILABLE):
             # Older conductors enrol every new node.
             version = '1.2'
-            self._require(version, 'Creating a node that starts available '
-                                   '(API versions before 1.11)')
+            self._check_can_send(version, 'Creating a node that starts '
+                                          'available (API versions before '
+                                          '1.11)')
         return self._call(context, 'create_node', version, node_obj=node_obj)
 
     def update_node(self, context, node_obj, reset_interfaces=None):
@@ -129,7 +143,7 @@ class ConductorAPI:
                 not reset_interfaces and not self.can_send_version('1.2')):
             return self._call(context, 'update_node', '1.0',
                               route=node_obj.uuid, node_obj=node_obj)
-        self._require('1.2', 'reset_interfaces')
+        self._check_can_send('1.2', 'reset_interfaces')
         return self._call(context, 'update_node', '1.2', route=node_obj.uuid,
                           node_obj=node_obj,
                           reset_interfaces=reset_interfaces)
@@ -139,12 +153,29 @@ class ConductorAPI:
                           node_id=node_id)
 
     def do_provisioning_action(self, context, node_id, action):
+        if action == 'abort':
+            self._check_can_send('1.2', 'Aborting a flow')
         return self._call(context, 'do_provisioning_action', '1.0',
                           route=node_id, node_id=node_id, action=action)
 
-    def do_node_deploy(self, context, node_id):
+    def do_node_deploy(self, context, node_id, rebuild=None,
+                       deploy_steps=None):
+        """:param rebuild: True for rebuild, False for active, None to
+            decide by the node's state (as the previous release did)."""
+        if self.can_send_version('1.2'):
+            return self._call(context, 'do_node_deploy', '1.2',
+                              route=node_id, node_id=node_id,
+                              rebuild=rebuild, deploy_steps=deploy_steps)
+        if deploy_steps is not None:
+            self._check_can_send('1.2', 'deploy_steps')
+        # The previous release tells active from rebuild by the state.
         return self._call(context, 'do_node_deploy', '1.0', route=node_id,
                           node_id=node_id)
+
+    def do_node_clean(self, context, node_id, clean_steps):
+        self._check_can_send('1.2', 'Manual cleaning')
+        return self._call(context, 'do_node_clean', '1.2', route=node_id,
+                          node_id=node_id, clean_steps=clean_steps)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',
@@ -154,31 +185,56 @@ class ConductorAPI:
         return self._call(context, 'continue_node_deploy', '1.1',
                           route=node_id, node_id=node_id)
 
+    def get_node_with_token(self, context, node_id):
+        """The agent token of ``node_id`` for its agent's lookup; None
+        while pinned to a release from before tokens."""
+        if not self.can_send_version('1.2'):
+            return None
+        return self._call(context, 'get_node_with_token', '1.2',
+                          route=node_id, node_id=node_id)
+
+    def add_node_traits(self, context, node_id, traits, replace=False):
+        """Add ``traits`` to the node, or replace all its traits with
+        them if ``replace``."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'add_node_traits', '1.2', route=node_id,
+                          node_id=node_id, traits=traits, replace=replace)
+
+    def remove_node_traits(self, context, node_id, traits=None):
+        """Remove ``traits`` from the node; every trait if None."""
+        self._check_can_send('1.2', 'Node traits')
+        return self._call(context, 'remove_node_traits', '1.2',
+                          route=node_id, node_id=node_id, traits=traits)
+
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None):
-        return self._call(context, 'heartbeat', '1.0', route=node_id,
-                          node_id=node_id, callback_url=callback_url,
-                          agent_version=agent_version)
+                  agent_version=None, agent_token=None):
+        kwargs = {'callback_url': callback_url,
+                  'agent_version': agent_version}
+        version = '1.0'
+        if self.can_send_version('1.2'):
+            version, kwargs['agent_token'] = '1.2', agent_token
+        return self._call(context, 'heartbeat', version, route=node_id,
+                          node_id=node_id, **kwargs)
 
     def change_node_power_state(self, context, node_id, new_state,
                                 timeout=None):
-        self._require('1.2', 'Changing the power state of a node')
+        self._check_can_send('1.2', 'Changing the power state of a node')
         return self._call(context, 'change_node_power_state', '1.2',
                           route=node_id, node_id=node_id,
                           new_state=new_state, timeout=timeout)
 
     def set_target_raid_config(self, context, node_id, target_raid_config):
-        self._require('1.2', 'Setting the target RAID configuration')
+        self._check_can_send('1.2', 'Setting the target RAID configuration')
         return self._call(context, 'set_target_raid_config', '1.2',
                           route=node_id, node_id=node_id,
                           target_raid_config=target_raid_config)
 
     def validate_driver_interfaces(self, context, node_id):
-        self._require('1.2', 'Validating the interfaces of a node')
+        self._check_can_send('1.2', 'Validating the interfaces of a node')
         return self._call(context, 'validate_driver_interfaces', '1.2',
                           route=node_id, node_id=node_id)
 
     def get_driver_properties(self, context, driver_name):
-        self._require('1.2', 'Showing the properties of a driver')
+        self._check_can_send('1.2', 'Showing the properties of a driver')
         return self._call(context, 'get_driver_properties', '1.2',
                           driver_name=driver_name)

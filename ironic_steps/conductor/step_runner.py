@@ -25,6 +25,7 @@ from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import steps as steps_mod
 from ironic_steps.drivers import base
 
@@ -41,6 +42,10 @@ class Flow:
     wait_state: str
     #: How log and error messages name the whole flow.
     name: str
+    #: The [conductor] option: seconds a step may wait for its agent.
+    timeout_option: str
+    #: Whether an abort must wait for a step that is not abortable.
+    abort_needs_abortable_step: bool
 
     @property
     def step_field(self):
@@ -60,9 +65,13 @@ class Flow:
 
 
 DEPLOY = Flow(kind=base.DEPLOY, running_state=states.DEPLOYING,
-              wait_state=states.DEPLOYWAIT, name='Deploy')
+              wait_state=states.DEPLOYWAIT, name='Deploy',
+              timeout_option='deploy_callback_timeout',
+              abort_needs_abortable_step=False)
 CLEAN = Flow(kind=base.CLEAN, running_state=states.CLEANING,
-             wait_state=states.CLEANWAIT, name='Cleaning')
+             wait_state=states.CLEANWAIT, name='Cleaning',
+             timeout_option='clean_callback_timeout',
+             abort_needs_abortable_step=True)
 
 
 class Outcome(enum.Enum):
@@ -72,11 +81,12 @@ class Outcome(enum.Enum):
 
 
 def clear_progress(node, flow):
-    """Forget the flow's plan, index and current step (saved with the
-    node's next save)."""
+    """Forget the flow's plan, index, current step and agent token (saved
+    with the node's next save)."""
     info = dict(node.driver_internal_info or {})
     info.pop(flow.steps_key, None)
     info.pop(flow.index_key, None)
+    info.pop(agent_token.TOKEN_KEY, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
 
@@ -179,19 +189,49 @@ def fail(task, flow, error):
     """Fail the flow; the current step stays on the node, as evidence."""
     LOG.error('%s of node %s failed: %s', flow.name, task.node.uuid, error)
     task.node.last_error = error
+    agent_token.forget(task.node)
     task.process_event(states.EVENT_FAIL)
     task.save_and_release()
     return Outcome.FAILED
 
 
+#: The event that ends a flow heading somewhere other than the usual
+#: place: manual cleaning goes back to manageable.
+_DONE_EVENTS = {states.MANAGEABLE: states.EVENT_MANAGE}
+
+
 def finish(task, flow):
     """Every step is done: clear the current step and the bookkeeping."""
     clear_progress(task.node, flow)
-    task.process_event(states.EVENT_DONE)
+    task.process_event(_DONE_EVENTS.get(task.node.target_provision_state,
+                                        states.EVENT_DONE))
     task.save_and_release()
     LOG.info('%s of node %s done; it is now %s', flow.name, task.node.uuid,
              task.node.provision_state)
     return Outcome.DONE
+
+
+def abort(task, flow):
+    """Stop a flow that waits for its agent, at the operator's request.
+
+    The current step stays on the node, as evidence, and the agent token is
+    forgotten, so a late heartbeat resumes nothing.
+    :raises StepNotAbortable: if the flow may only stop between steps and
+        the waiting step is not abortable.
+    """
+    node = task.node
+    step = getattr(node, flow.step_field) or {}
+    label = '%s.%s' % (step.get('interface'), step.get('step'))
+    if (flow.abort_needs_abortable_step and step
+            and not step.get('abortable')):
+        raise exception.StepNotAbortable(node=node.uuid, step=label,
+                                         flow=flow.name.lower())
+    node.last_error = '%s aborted by request%s' % (
+        flow.name, ' during step %s' % label if step else '')
+    agent_token.forget(node)
+    task.process_event(states.EVENT_ABORT)
+    task.save_and_release()
+    LOG.info('%s of node %s aborted by request', flow.name, node.uuid)
 
 
 def resume(task, flow):

@@ -12,6 +12,28 @@ Ordering rules, the same for every kind of step:
 * equal non-zero priorities on one interface cannot be ordered: that is a
   driver bug, reported as :class:`~ironic_steps.common.exception.
   DriverStepConflict` naming the steps.
+
+Operators choose steps the ways Ironic's users do (:class:`Request`):
+
+* a deploy runs the driver's steps, overridden by the steps of the deploy
+  templates the node's instance asks for, overridden by the caller's
+  ``deploy_steps``; each source matches steps on (interface, step) and may
+  change a step's priority and arguments, or disable it with priority 0,
+  or enable a step that is off by default (priority 0 in the driver);
+  ``deploy.deploy`` may be disabled but not moved;
+* manual cleaning runs exactly the caller's ``clean_steps``, in the order
+  given (:func:`manual_plan`).
+
+A requested step is checked against what the node's interfaces offer:
+a step they do not offer, an argument its argsinfo does not declare, a
+required argument missing from a step that will run, a bad priority, a
+step asked twice by one source, or two steps of one interface that would
+run at one priority are all refused with
+:class:`~ironic_steps.common.exception.InvalidRequestedSteps` (400), which
+names every problem and the step it concerns.  This is stricter than Ironic,
+which lets an agent add in-band steps later and so skips what it does not
+know: we have no in-band steps, and a typo must not deploy a server
+without its RAID.
 """
 
 import copy
@@ -37,6 +59,14 @@ INTERFACE_ORDER = types.MappingProxyType({
 
 _STEP_KEYS = frozenset(['interface', 'step', 'priority', 'argsinfo', 'args',
                         'abortable'])
+#: What a requested step may say, per kind; every key but ``args`` is
+#: required (``args`` too for deploy steps, as in Ironic's API).
+_REQUEST_KEYS = types.MappingProxyType({
+    base.DEPLOY: (('interface', 'step', 'args', 'priority'), ()),
+    base.CLEAN: (('interface', 'step'), ('args',)),
+})
+#: Ironic's "core" deploy step: it may be disabled, never moved.
+CORE_STEPS = frozenset([('deploy', 'deploy')])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,11 +176,206 @@ def order(steps, kind):
         -step.priority, rank.get(step.interface, len(rank))))
 
 
-def plan(task, kind):
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """Steps one source asks for, as the caller gave them (step dicts).
+
+    :param source: how error messages name the source, e.g.
+        ``'deploy_steps'`` or ``'deploy template CUSTOM_RAID'``.
+    """
+
+    source: str
+    steps: typing.Sequence
+
+
+def _label(raw):
+    """``interface.step`` of a requested step, as far as it names them."""
+    return '.'.join(part if isinstance(part, str) else '?'
+                    for part in (raw.get('interface'), raw.get('step')))
+
+
+def shown(value):
+    """``value`` (from a request) as an error message may show it: a
+    scalar quoted, an object or a list only named, never its contents.
+
+    A step's arguments may carry credentials, which no message (and so no
+    log line of a refusal) may repeat: the API's rule for secrets.
+    """
+    if isinstance(value, dict):
+        return 'an object'
+    if isinstance(value, (list, tuple)):
+        return 'a list'
+    return repr(value)
+
+
+def _shape_problem(raw, kind):
+    """What is wrong with the shape of one requested step, if anything."""
+    required, optional = _REQUEST_KEYS[kind]
+    if not isinstance(raw, dict):
+        return 'each step must be an object with %s; got %s' % (
+            ', '.join(required), shown(raw))
+    missing = [key for key in required if key not in raw]
+    if missing:
+        return 'step %s lacks %s' % (_label(raw), ', '.join(missing))
+    unknown = sorted(set(raw) - set(required) - set(optional))
+    if unknown:
+        return 'step %s has unknown key(s) %s; a %s step takes: %s' % (
+            _label(raw), ', '.join(map(str, unknown)), kind,
+            ', '.join(required + optional))
+    for key in ('interface', 'step'):
+        if not isinstance(raw[key], str) or not raw[key]:
+            return 'step %s: %s must be a non-empty string, got %s' % (
+                _label(raw), key, shown(raw[key]))
+    if not isinstance(raw.get('args', {}), dict):
+        return 'step %s: args must be an object, got %s' % (
+            _label(raw), shown(raw['args']))
+    if 'priority' in raw:
+        priority = raw['priority']
+        if (not isinstance(priority, int) or isinstance(priority, bool)
+                or priority < 0):
+            return ('step %s: priority must be a non-negative integer, got '
+                    '%s' % (_label(raw), shown(priority)))
+    return None
+
+
+def _offered_problem(raw, offered, kind):
+    """Whether the node offers the requested step with its arguments."""
+    step = offered.get((raw['interface'], raw['step']))
+    if step is None:
+        return ('the node offers no %s step %s; it offers: %s' % (
+            kind, _label(raw), ', '.join(sorted(
+                s.label for s in offered.values())) or 'none'))
+    declared = step.argsinfo or {}
+    undeclared = sorted(set(raw.get('args') or {}) - set(declared))
+    if undeclared:
+        return ('%s step %s does not take argument(s) %s; it takes: %s' % (
+            kind, step.label, ', '.join(undeclared),
+            ', '.join(sorted(declared)) or 'no arguments'))
+    return None
+
+
+def _missing_arguments_problem(step, kind):
+    missing = sorted(name for name, info in (step.argsinfo or {}).items()
+                     if info.get('required') and name not in step.args)
+    if missing:
+        return '%s step %s needs argument(s) %s (%s)' % (
+            kind, step.label, ', '.join(missing), '; '.join(
+                '%s: %s' % (name, step.argsinfo[name]['description'])
+                for name in missing))
+    return None
+
+
+def _core_problem(raw, kind):
+    if (kind == base.DEPLOY and raw['priority'] != 0
+            and (raw['interface'], raw['step']) in CORE_STEPS):
+        return ('%s is a core deploy step: it may be disabled (priority 0) '
+                'but not given priority %s' % (_label(raw), raw['priority']))
+    return None
+
+
+def _refuse(task, kind, problems):
+    if problems:
+        raise exception.InvalidRequestedSteps(
+            kind=kind, node=task.node.uuid, problems='; '.join(problems))
+
+
+def _apply(requests, offered, kind, problems):
+    """Override ``offered`` (by (interface, step)) with ``requests``.
+
+    :returns: the merged steps by key, and the keys some request named
+        -> the source that named them last.
+    """
+    merged = dict(offered)
+    requested = {}
+    for request in requests:
+        seen = set()
+        for raw in request.steps:
+            problem = _shape_problem(raw, kind)
+            if problem is None:
+                key = (raw['interface'], raw['step'])
+                if key in seen:
+                    problem = '%s is asked for twice' % _label(raw)
+                seen.add(key)
+            problem = (problem or _offered_problem(raw, offered, kind)
+                       or _core_problem(raw, kind))
+            if problem:
+                problems.append('%s: %s' % (request.source, problem))
+                continue
+            merged[key] = dataclasses.replace(
+                offered[key], priority=raw['priority'],
+                args=copy.deepcopy(raw.get('args') or {}))
+            requested[key] = request.source
+    return merged, requested
+
+
+def _request_conflicts(enabled, requested, kind):
+    """Problems for steps of one interface tied at one priority because
+    of a request (a tie among the driver's own steps is a driver bug)."""
+    by_slot = {}
+    for step in enabled:
+        by_slot.setdefault((step.interface, step.priority), []).append(step)
+    return ['%s steps %s would run at one priority (%d) on interface %s; '
+            'give them different priorities' % (
+                kind, ' and '.join(sorted(s.label for s in same)), priority,
+                interface)
+            for (interface, priority), same in sorted(by_slot.items())
+            if len(same) > 1 and any((s.interface, s.name) in requested
+                                     for s in same)]
+
+
+def plan(task, kind, requests=()):
     """The steps of ``kind`` to run on ``task.node``, in running order.
 
-    :raises DriverStepConflict: if two steps of one interface tie.
+    :param requests: :class:`Request` s overriding the driver's steps,
+        each overriding the ones before it (see the module docstring).
+    :raises InvalidRequestedSteps: if a request cannot be honoured.
+    :raises DriverStepConflict: if two of the driver's steps tie.
     """
-    enabled = [step for step in collect(task, kind) if step.priority > 0]
+    offered = {(step.interface, step.name): step
+               for step in collect(task, kind)}
+    problems = []
+    merged, requested = _apply(requests, offered, kind, problems)
+    enabled = [step for step in merged.values() if step.priority > 0]
+    for step in enabled:
+        source = requested.get((step.interface, step.name))
+        problem = source and _missing_arguments_problem(step, kind)
+        if problem:
+            problems.append('%s: %s' % (source, problem))
+    problems.extend(_request_conflicts(enabled, requested, kind))
+    if requests and not enabled and not problems:
+        problems.append('the requests disable every %s step; at least one '
+                        'must run' % kind)
+    _refuse(task, kind, problems)
     _check_conflicts(enabled, kind)
     return order(enabled, kind)
+
+
+def manual_plan(task, requested_steps):
+    """The caller's clean steps, checked, in the order given.
+
+    Priorities do not order manual cleaning; each step keeps its driver's
+    priority and abortability, for the record.
+
+    :raises InvalidRequestedSteps: if a step cannot be honoured, or none
+        is given.
+    """
+    kind = base.CLEAN
+    if not isinstance(requested_steps, (list, tuple)) or not requested_steps:
+        _refuse(task, kind, ['clean_steps must be a non-empty list of '
+                             'steps, got %s' % shown(requested_steps)])
+    offered = {(step.interface, step.name): step
+               for step in collect(task, kind)}
+    problems, chosen = [], []
+    for raw in requested_steps:
+        problem = (_shape_problem(raw, kind)
+                   or _offered_problem(raw, offered, kind))
+        if problem is None:
+            step = dataclasses.replace(
+                offered[(raw['interface'], raw['step'])],
+                args=copy.deepcopy(raw.get('args') or {}))
+            problem = _missing_arguments_problem(step, kind)
+            chosen.append(step)
+        if problem:
+            problems.append('clean_steps: %s' % problem)
+    _refuse(task, kind, problems)
+    return chosen

@@ -72,29 +72,33 @@ class TaskManager:
             return node_id
         return objects.Node.get(None, node_id).id
 
-    def process_event(self, event):
+    def process_event(self, event, target=None):
         """Move the node's provision state by ``event`` (in memory).
 
         The caller saves the node; the move is checked against the state
         machine first.
+        :param target: where the flow this event starts is heading, when
+            that is not the state machine's usual target (manual cleaning
+            heads back to ``manageable``).
         :raises InvalidStateRequested: naming the state and the event.
         """
         if self.shared:
             raise exception.IronicStepsException(
                 'Changing the state of node %s needs an exclusive lock '
                 '(task for %s)' % (self.node.uuid, self.purpose))
-        new_state = state_machine.next_state(self.node.provision_state,
-                                             event, node=self.node.uuid)
-        self.node.provision_state = new_state
-        self.node.target_provision_state = state_machine.TARGETS.get(
-            new_state)
+        node = self.node
+        new_state = state_machine.next_state(node.provision_state, event,
+                                             node=node.uuid)
+        node.target_provision_state = target or state_machine.target_after(
+            node.provision_state, node.target_provision_state, new_state)
+        node.provision_state = new_state
         self.node.provision_updated_at = timeutils.utcnow()
 
-    def start_work(self, event, reservation, fn):
+    def start_work(self, event, reservation, fn, target=None):
         """Begin a long operation: move by ``event``, clear the last error,
         save (one transaction, with any other field set before), then run
         ``fn(task)`` on the reserved worker after the block."""
-        self.process_event(event)
+        self.process_event(event, target=target)
         self.node.last_error = None
         self.node.save()
         self.hand_over(reservation, fn)
@@ -111,6 +115,9 @@ class TaskManager:
         self._handed_over = (reservation, fn, args)
 
     def _run_handed_over(self, fn, args):
+        # The worker's log lines carry the id of the request that started
+        # the work.
+        self.context.update_store()
         try:
             fn(self, *args)
         except Exception:
@@ -136,6 +143,14 @@ class TaskManager:
         if not self.node.save(release=self.host):
             LOG.warning('Node %s was not locked by %s when %s ended',
                         self.node.uuid, self.host, self.purpose)
+        self.shared = True
+
+    def destroy_node(self):
+        """Delete the node; its lock goes with its row, nothing to release."""
+        if self.shared:
+            raise exception.IronicStepsException(
+                'Deleting node %s needs an exclusive lock' % self.node.uuid)
+        self.node.destroy()
         self.shared = True
 
     def release_resources(self):

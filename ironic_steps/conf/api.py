@@ -22,23 +22,43 @@ opts = [
     cfg.PortOpt('port',
                 default=6385,
                 help='Port the API listens on.'),
+    cfg.BoolOpt('allow_noauth_off_loopback',
+                default=False,
+                help='Let the API start with auth_strategy = noauth on an '
+                     'address other than a loopback one. Without '
+                     'authentication every caller is an administrator, so '
+                     'by default the service refuses to start that way; '
+                     'with this option it starts, and warns at every '
+                     'start.'),
     cfg.IntOpt('api_workers',
                min=1,
-               help='Threads of the built-in WSGI server. Default: 1 in the '
-                    'all-in-one service listening on a loopback address, '
-                    'else 4. Requests are CPU-bound in one interpreter, '
-                    'where more threads mostly contend for the GIL: on 2 '
-                    'cores one thread answered about 1,400 node GETs a '
-                    'second, four about 1,000. The all-in-one service never '
-                    'lets a request wait (a call that finds its node locked '
-                    'answers 409 at once, and clients retry), so one thread '
-                    'serves everyone. But a thread serves one connection at '
-                    'a time, and a client that sends its request very '
-                    'slowly holds it for up to 10 seconds: where clients '
-                    'are not all trusted, several threads keep the API '
-                    'answering. ironic-steps-api waits for conductors over '
-                    'the message bus, and more threads serve other requests '
+               help='Threads that run API requests. Default: 1 in the '
+                    'all-in-one service, else 4. The server reads every '
+                    'request whole on its own I/O thread before a request '
+                    'thread runs it, so a slow or silent client never '
+                    'holds a request thread. With one, requests run on the '
+                    'I/O thread itself, the fastest for the all-in-one '
+                    'service, whose requests never wait (a call that finds '
+                    'its node locked answers 409 at once, and clients '
+                    'retry). ironic-steps-api waits for conductors over the '
+                    'message bus, and more threads serve other requests '
                     'meanwhile.'),
+    cfg.IntOpt('client_timeout',
+               default=10, min=1,
+               help='Seconds a client has to send one whole request once '
+                    'it has started it (else it is answered 408 and the '
+                    'connection closed), to read one response, and that an '
+                    'idle keep-alive connection stays open.'),
+    cfg.IntOpt('max_json_body_size',
+               default=1024, min=4,
+               help='Largest request body, in KiB; a larger one is '
+                    'answered 413 before it is read. The default is '
+                    'Ironic\'s.'),
+    cfg.IntOpt('max_json_body_depth',
+               default=25, min=8,
+               help='Deepest nesting of JSON objects and arrays a request '
+                    'body may have (the body itself is level 1); deeper '
+                    'ones are answered 400. The default is Ironic\'s.'),
     cfg.IntOpt('max_limit',
                default=1000, min=1,
                help='Most items one collection request returns; larger '

@@ -25,9 +25,14 @@ opts = [
                      'become available without cleaning.'),
     cfg.IntOpt('deploy_callback_timeout',
                default=1800, min=0,
-               help='Seconds a node may wait in "wait call-back" (or '
-                    '"clean wait") for its agent before the deploy (or '
-                    'cleaning) is failed. 0 waits forever.'),
+               help='Seconds a deploy step may wait in "wait call-back" '
+                    'for its agent before the deploy is failed. 0 waits '
+                    'forever.'),
+    cfg.IntOpt('clean_callback_timeout',
+               default=1800, min=0,
+               help='Seconds a clean step may wait in "clean wait" for its '
+                    'agent before the cleaning (automated or manual) is '
+                    'failed. 0 waits forever.'),
     cfg.IntOpt('check_provision_state_interval',
                default=60, min=1,
                help='Seconds between checks for nodes whose wait for a '

@@ -8,13 +8,17 @@ the base class derives what a rolling upgrade needs:
   drops the newer fields (:meth:`IronicStepsObject.obj_make_compatible`,
   :meth:`IronicStepsObject.fields_unknown_at`);
 * an object received at an older version is upgraded in place to the
-  current one, its newer fields None and unchanged
-  (:meth:`IronicStepsObjectSerializer.deserialize_entity`).
+  current one, its newer fields None and unchanged, or unread if they are
+  read on first use (:meth:`IronicStepsObjectSerializer.
+  deserialize_entity`).
 """
+
+import functools
 
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
 
+from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 
@@ -35,6 +39,8 @@ class IronicStepsObject(ovo_base.VersionedObject):
 
     #: field -> the version that added it (fields of 1.0 are not listed).
     FIELD_SINCE = {}
+    #: Fields read from the database when first used (``obj_load_attr``).
+    LOADED_ON_USE = frozenset()
 
     @classmethod
     def fields_unknown_at(cls, version):
@@ -44,10 +50,35 @@ class IronicStepsObject(ovo_base.VersionedObject):
                 if target < versionutils.convert_version_to_tuple(since)}
 
     @classmethod
+    def fields_unknown_under_pin(cls):
+        """The fields the pinned release's version of this object lacks
+        (a frozenset; every field if that release lacks the object)."""
+        return _fields_unknown(cls, cls.get_target_version())
+
+    @classmethod
     def get_target_version(cls):
-        """The version to send and save: the pinned release's, or ours."""
+        """The version to send and save: the pinned release's, or ours;
+        None if the pinned release does not have this object."""
         return release_mappings.object_version(CONF, cls.obj_name(),
                                                cls.VERSION)
+
+    @classmethod
+    def check_in_pinned_release(cls, feature, field=None):
+        """Refuse to write what the pinned release does not have.
+
+        :param feature: what is refused, for the message.
+        :param field: a field of this object; None for the object itself.
+        :raises NotInPinnedRelease: when the pinned release lacks this
+            object (or ``field``).
+        """
+        target = cls.get_target_version()
+        if target is not None and (
+                field is None or field not in cls.fields_unknown_at(target)):
+            return
+        raise exception.NotInPinnedRelease(
+            feature=feature, pinned=CONF.pin_release_version,
+            needed=release_mappings.first_release_with(
+                cls.obj_name(), cls.FIELD_SINCE.get(field, '1.0')))
 
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
@@ -60,6 +91,14 @@ class IronicStepsObject(ovo_base.VersionedObject):
             if loaded.obj_attr_is_set(field):
                 setattr(self, field, getattr(loaded, field))
         self.obj_reset_changes()
+
+
+@functools.lru_cache(maxsize=None)
+def _fields_unknown(cls, version):
+    # Bounded by the number of object versions there are.
+    if version is None:
+        return frozenset(cls.fields)
+    return frozenset(cls.fields_unknown_at(version))
 
 
 class IronicStepsObjectSerializer(ovo_base.VersionedObjectSerializer):
@@ -79,8 +118,10 @@ class IronicStepsObjectSerializer(ovo_base.VersionedObjectSerializer):
             current = type(entity).VERSION
             if entity.VERSION != current:
                 # The fields the sender did not know read as None but are
-                # not marked changed, so saving never overwrites them.
-                missing = entity.fields_unknown_at(entity.VERSION)
+                # not marked changed, so saving never overwrites them;
+                # those read on first use stay unread, to be read then.
+                missing = (entity.fields_unknown_at(entity.VERSION)
+                           - entity.LOADED_ON_USE)
                 for field in missing:
                     setattr(entity, field, None)
                 entity.obj_reset_changes(missing)

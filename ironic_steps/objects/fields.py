@@ -5,6 +5,7 @@ from oslo_versionedobjects import fields
 BooleanField = fields.BooleanField
 DateTimeField = fields.DateTimeField
 IntegerField = fields.IntegerField
+ListOfStringsField = fields.ListOfStringsField
 StringField = fields.StringField
 UUIDField = fields.UUIDField
 
@@ -17,3 +18,9 @@ class FlexibleDictField(fields.AutoTypedField):
     """
 
     AUTO_TYPE = fields.Dict(fields.FieldType(), nullable=True)
+
+
+class ListOfFlexibleDictsField(fields.AutoTypedField):
+    """A list of JSON dicts, e.g. the steps of a deploy template."""
+
+    AUTO_TYPE = fields.List(fields.Dict(fields.FieldType()))

@@ -1,4 +1,12 @@
-"""The Node object: a bare-metal server and where it is in its life."""
+"""The Node object: a bare-metal server and where it is in its life.
+
+A node's fields are the columns of its row, plus ``traits`` (from 1.2),
+kept in a table of their own: they are read when first used (one query),
+never with the row, so that locking and saving a node cost what they did;
+they change only through :meth:`Node.set_traits`, :meth:`Node.add_traits`
+and :meth:`Node.remove_traits`, each one transaction, never through
+:meth:`Node.save`.
+"""
 
 from oslo_utils import strutils
 from oslo_utils import uuidutils
@@ -14,8 +22,8 @@ from ironic_steps.objects import fields
 class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.0: Initial version (before deploy steps)
     # Version 1.1: Add deploy_step
-    # Version 1.2: Add the fields of API 1.1-1.66: raid_config,
-    #              target_raid_config, console_enabled, fault,
+    # Version 1.2: Add traits, and the fields of API 1.1-1.66:
+    #              raid_config, target_raid_config, console_enabled, fault,
     #              inspection_started_at/finished_at, conductor_group,
     #              automated_clean, protected(_reason), owner, lessee,
     #              description, retired(_reason), network_data and the
@@ -91,11 +99,15 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
 
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
+
+        # Its traits, sorted; not a column (see the module's docstring).
+        'traits': fields.ListOfStringsField(nullable=True),
     }
 
     FIELD_SINCE = {
         'deploy_step': '1.1',
         **dict.fromkeys((
+            'traits',
             'fault', 'console_enabled', 'inspection_started_at',
             'inspection_finished_at', 'conductor_group', 'protected',
             'retired', 'automated_clean', 'protected_reason',
@@ -104,6 +116,10 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
             'console_interface', 'inspect_interface', 'network_interface',
             'rescue_interface', 'storage_interface'), '1.2'),
     }
+    LOADED_ON_USE = frozenset(['traits'])
+
+    #: The fields that are columns of the node's row.
+    COLUMN_FIELDS = tuple(field for field in fields if field != 'traits')
 
     #: Columns whose stored value differs from the field's (naive times).
     _COERCED_FROM_DB = frozenset(['created_at', 'updated_at',
@@ -116,7 +132,9 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     @classmethod
     def _from_db_object(cls, context, db_node, obj=None):
         node = obj if obj is not None else cls(context)
-        for field in cls.fields:
+        if obj is not None:
+            node._forget_traits()
+        for field in cls.COLUMN_FIELDS:
             if field in cls._COERCED_FROM_DB:
                 setattr(node, field, getattr(db_node, field))
             else:
@@ -135,18 +153,19 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         return cls._from_db_object(context, cls.get_row(context, ident))
 
     @classmethod
-    def get_row(cls, context, ident):
+    def get_row(cls, context, ident, with_traits=False):
         """Like :meth:`get`, but the stored node as a read-only row.
 
-        Its attributes are the fields, as stored (times naive UTC).  For
+        Its attributes are the column fields, as stored (times naive UTC),
+        and ``traits`` if ``with_traits`` (in the same query).  For
         showing a node, where building a Node would cost more than
         reading it.
         """
         if strutils.is_int_like(ident):
-            return cls.dbapi.get_node_by_id(int(ident))
+            return cls.dbapi.get_node_by_id(int(ident), with_traits)
         if uuidutils.is_uuid_like(ident):
-            return cls.dbapi.get_node_by_uuid(ident)
-        return cls.dbapi.get_node_by_name(ident)
+            return cls.dbapi.get_node_by_uuid(ident, with_traits)
+        return cls.dbapi.get_node_by_name(ident, with_traits)
 
     @classmethod
     def get_by_uuid(cls, context, uuid):
@@ -166,12 +185,28 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         """Like :meth:`list`, but read-only rows of ``fields`` only.
 
         Each row has the named fields (and ``id``) as attributes, as
-        stored: times are naive UTC.  For showing lists, where building
-        whole Node objects would cost more than reading them.
+        stored: times are naive UTC.  ``traits`` among them costs no query
+        of its own.  For showing lists, where building whole Node objects
+        would cost more than reading them.
         """
         return cls.dbapi.get_node_list(
             filters, limit=limit, marker=marker, sort_key=sort_key,
             sort_dir=sort_dir, columns=fields)
+
+    def obj_load_attr(self, attrname):
+        """Read ``traits`` on first use (ovo calls this for unset fields)."""
+        if attrname != 'traits':
+            return super().obj_load_attr(attrname)
+        self.traits = (self.dbapi.get_node_traits(self.id)
+                       if self.obj_attr_is_set('id') else [])
+        self.obj_reset_changes(['traits'])
+
+    def _forget_traits(self):
+        """Read ``traits`` afresh when next used."""
+        attribute = _ATTR_NAMES['traits']
+        if hasattr(self, attribute):
+            delattr(self, attribute)
+            self.obj_reset_changes(['traits'])
 
     # --- locking --------------------------------------------------------
 
@@ -190,8 +225,16 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
 
     # --- writing --------------------------------------------------------
 
+    def _refuse_trait_changes(self, changes):
+        if 'traits' in changes:
+            raise exception.Invalid(
+                'The traits of node %s change only through set_traits(), '
+                'add_traits() and remove_traits()' % (
+                    self.uuid if self.obj_attr_is_set('uuid') else '(new)'))
+
     def create(self, context=None):
         values = self.obj_get_changes()
+        self._refuse_trait_changes(values)
         values.setdefault('maintenance', False)
         # As in save(): the pinned release's services could not read them.
         for field in self.fields_unknown_at(self.get_target_version()):
@@ -213,6 +256,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         # so older services never find data they cannot represent.
         for field in self.fields_unknown_at(self.get_target_version()):
             changes.pop(field, None)
+        self._refuse_trait_changes(changes)
         if 'reservation' in changes:
             raise exception.Invalid(
                 'The reservation of node %s changes only through '
@@ -229,12 +273,53 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         return released
 
     def destroy(self, context=None):
+        """Delete the node; its traits go with it."""
         self.dbapi.destroy_node(self.id)
         self.obj_reset_changes()
 
     def refresh(self, context=None):
+        self._forget_traits()
         self.obj_refresh(self.get_by_uuid(context or self._context,
                                           self.uuid))
+
+    # --- traits ---------------------------------------------------------
+    # Called under the node's lock (a task); each is one transaction that
+    # writes all or nothing.  Afterwards ``traits`` holds what is stored.
+
+    def _write_traits(self, write, *args):
+        self.check_in_pinned_release('Node traits', field='traits')
+        try:
+            traits = write(self.id, *args)
+        except exception.TooManyTraits as exc:
+            raise exception.TooManyTraits(
+                node=self.uuid, count=exc.kwargs['count'],
+                max=exc.kwargs['max']) from None
+        except exception.NodeTraitNotFound as exc:
+            raise exception.NodeTraitNotFound(
+                node=self.uuid, trait=exc.kwargs['trait']) from None
+        self.traits = traits
+        self.obj_reset_changes(['traits'])
+
+    def set_traits(self, traits):
+        """Replace the node's traits with ``traits`` (duplicates dropped).
+
+        :raises TooManyTraits: beyond ``common.traits.MAX_PER_NODE``.
+        """
+        self._write_traits(self.dbapi.set_node_traits, traits)
+
+    def add_traits(self, traits):
+        """Add the ``traits`` the node does not have yet.
+
+        :raises TooManyTraits: beyond ``common.traits.MAX_PER_NODE``.
+        """
+        self._write_traits(self.dbapi.add_node_traits, traits)
+
+    def remove_traits(self, traits=None):
+        """Remove ``traits``, or every trait if None.
+
+        :raises NodeTraitNotFound: for one the node does not have.
+        """
+        self._write_traits(self.dbapi.remove_node_traits, traits)
 
 
 _ATTR_NAMES = {field: ovo_base._get_attrname(field) for field in Node.fields}

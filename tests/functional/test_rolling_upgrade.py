@@ -5,6 +5,8 @@ release before deploy steps, then the pin removed.
 
 import os
 import subprocess
+import time
+import urllib.error
 import uuid
 
 import fixtures
@@ -17,7 +19,6 @@ from tests.functional import rabbitmq
 from tests import postgresql
 
 OLD, NEW = 'conductor-old', 'conductor-new'
-PIN = {'pin_release_version': '0.1'}
 
 
 def uuids_owned_by(hosts, owner, count):
@@ -68,11 +69,11 @@ class RollingUpgradeTest(testtools.TestCase):
                            self.base['database']['connection']))
         return path
 
-    def start(self, command, host, pinned):
+    def start(self, command, host, pinned, release='0.1'):
         options = {section: dict(values)
                    for section, values in self.base.items()}
         if pinned:
-            options['DEFAULT'].update(PIN)
+            options['DEFAULT'].update(pin_release_version=release)
         return self.useFixture(functional.ServiceProcess(
             command, options, state_path=self.state_path, host=host))
 
@@ -117,7 +118,7 @@ class RollingUpgradeTest(testtools.TestCase):
             self.assertEqual('write_image', steps[node[
                 'driver_internal_info']['deploy_step_index']]['step'])
             # The agent heartbeats; the deploy goes on with its steps.
-            api.request('POST', '/v1/heartbeat/%s' % node_uuid, {})
+            api.agent_heartbeat(node_uuid)
             node = api.wait_for(node_uuid, 'active')
             self.assertNotIn('deploy_steps', node['driver_internal_info'])
 
@@ -138,8 +139,51 @@ class RollingUpgradeTest(testtools.TestCase):
         for node_uuid in later:
             node = api.wait_for(node_uuid, 'wait call-back')
             self.assertEqual('write_image', node['deploy_step']['step'])
-            api.request('POST', '/v1/heartbeat/%s' % node_uuid, {})
+            api.agent_heartbeat(node_uuid)
         for node_uuid in on_old + on_new + later:
             node = api.wait_for(node_uuid, 'active')
             self.assertEqual({}, node['deploy_step'])
             self.assertIsNone(node['last_error'])
+
+    def test_a_template_deploy_begun_unpinned_ends_on_a_pinned_conductor(self):
+        # The last step of an upgrade from 0.2: the API and one conductor
+        # are unpinned, the other conductor still pinned to 0.2.
+        self.start('ironic-steps-conductor', OLD, pinned=True,
+                   release='0.2')
+        new = self.start('ironic-steps-conductor', NEW, pinned=False)
+        api = functional.RestClient(self.start(
+            'ironic-steps-api', 'api', pinned=False).endpoint)
+        node_uuid = uuids_owned_by([OLD, NEW], NEW, 1)[0]
+        self.enrol(api, [node_uuid])
+        raid = {'raid_config': {'logical_disks': [{'size_gb': 10,
+                                                   'raid_level': '1'}]}}
+        api.request('POST', '/v1/deploy_templates', {
+            'name': 'CUSTOM_RAID1', 'steps': [
+                {'interface': 'raid', 'step': 'apply_configuration',
+                 'priority': 90, 'args': raid}]})
+        api.request('PUT', '/v1/nodes/%s/traits/CUSTOM_RAID1' % node_uuid)
+        api.request('PATCH', '/v1/nodes/%s' % node_uuid, [
+            {'op': 'add', 'path': '/instance_info/traits',
+             'value': ['CUSTOM_RAID1']}])
+        self.deploy(api, [node_uuid])
+        node = api.wait_for(node_uuid, 'wait call-back')
+        info = node['driver_internal_info']
+        self.assertIn('apply_configuration', [
+            step['step'] for step in info['deploy_steps']
+            if step['interface'] == 'raid'])
+        self.assertEqual(raid['raid_config'], info['fake_raid_config'])
+        # The unpinned conductor leaves; the pinned one takes the node and
+        # finishes the stored plan when the agent calls back.
+        new.stop()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                api.agent_heartbeat(node_uuid)
+                break
+            except urllib.error.HTTPError as exc:
+                if exc.code != 503 or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        node = api.wait_for(node_uuid, 'active')
+        self.assertIsNone(node['last_error'])
+        self.assertEqual({}, node['deploy_step'])

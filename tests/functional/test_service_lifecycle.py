@@ -58,7 +58,7 @@ class ServiceLifecycleTest(testtools.TestCase):
         self.assertIsNone(stopped['reservation'])
         self.assertEqual('write_image', stopped['deploy_step']['step'])
         # The agent calls back to the restarted service: the deploy ends.
-        self.api.request('POST', '/v1/heartbeat/%s' % node, {})
+        self.api.agent_heartbeat(node)
         done = self.api.wait_for(node, 'active')
         self.assertIsNone(done['last_error'])
 

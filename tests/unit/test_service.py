@@ -3,6 +3,7 @@
 import http.client
 import json
 import os
+import socket
 import time
 
 import ddt
@@ -98,11 +99,49 @@ class AllInOneApiTest(base.TestCase):
         return response.status, json.loads(response.read() or 'null')
 
     def test_one_thread_serves_requests_unless_configured(self):
-        self.assertEqual(1, self.start_service().server.requests.min)
+        self.assertEqual(1, self.start_service().server.threads)
 
     def test_the_configured_number_of_threads_is_used(self):
         self.config(api_workers=3, group='api')
-        self.assertEqual(3, self.start_service().server.requests.min)
+        self.assertEqual(3, self.start_service().server.threads)
+
+    def test_the_server_gets_the_configured_limits(self):
+        self.config(client_timeout=7, max_json_body_size=64, group='api')
+        server = self.start_service().server
+        self.assertEqual(7, server.timeout)
+        self.assertEqual(64 * 1024, server.max_body)
+
+    def test_ten_hostile_connections_do_not_hold_the_default_api(self):
+        # Given the all-in-one service as configured by default
+        svc = self.start_service()
+        hostile = []
+        for number in range(10):
+            sock = socket.create_connection(('127.0.0.1', svc.port))
+            self.addCleanup(sock.close)
+            if number % 3 == 1:      # half a request
+                sock.sendall(b'POST /v1/nodes HTTP/1.1\r\n'
+                             b'Content-Length: 100\r\n\r\n{"dri')
+            elif number % 3 == 2:    # the start of a head, then nothing
+                sock.sendall(b'GET /v1/no')
+            hostile.append(sock)
+        # Then a normal request is answered within a second
+        started = time.monotonic()
+        status, _ = self.request(svc, 'GET', '/v1/nodes')
+        self.assertEqual(200, status)
+        self.assertLess(time.monotonic() - started, 1.0)
+
+    def test_each_request_has_its_own_request_id(self):
+        svc = self.start_service()
+        ids = set()
+        for _ in range(3):
+            connection = http.client.HTTPConnection('127.0.0.1', svc.port,
+                                                    timeout=60)
+            connection.request('GET', '/v1/nodes')
+            response = connection.getresponse()
+            response.read()
+            connection.close()
+            ids.add(response.headers['X-OpenStack-Request-Id'])
+        self.assertEqual(3, len(ids))
 
     def test_a_locked_node_is_answered_409_at_once_not_retried(self):
         # Given retries so slow that waiting for them would show
@@ -122,15 +161,49 @@ class AllInOneApiTest(base.TestCase):
             self.context, node.uuid).provision_state)
 
 
-@ddt.ddt
 class DefaultApiThreadsTest(base.TestCase):
 
-    @ddt.data(('127.0.0.1', 1), ('::1', 1), ('localhost', 1),
-              ('0.0.0.0', 4), ('192.0.2.10', 4), ('bm.example.com', 4))
-    @ddt.unpack
-    def test_one_thread_only_for_the_all_in_one_on_loopback(
-            self, host, threads):
-        self.assertEqual(threads, service.default_api_threads(True, host))
+    def test_the_all_in_one_runs_requests_on_the_io_thread(self):
+        # Slow clients cannot hold it: the server reads requests whole
+        # before running them, on a network address as on loopback.
+        self.assertEqual(1, service.default_api_threads(True))
 
-    def test_a_separate_api_has_several_threads_even_on_loopback(self):
-        self.assertEqual(4, service.default_api_threads(False, '127.0.0.1'))
+    def test_a_separate_api_has_several_threads(self):
+        self.assertEqual(4, service.default_api_threads(False))
+
+
+@ddt.ddt
+class ExposureTest(base.TestCase):
+    """noauth makes every caller an administrator: not on a network."""
+
+    @ddt.data('127.0.0.1', '::1', 'localhost', '127.0.0.2')
+    def test_noauth_on_loopback_starts_quietly(self, host):
+        logs = self.useFixture(fixtures.FakeLogger())
+        service.check_exposure(host)
+        self.assertEqual('', logs.output)
+
+    @ddt.data('0.0.0.0', '192.0.2.10', '::', 'bm.example.com')
+    def test_noauth_on_a_network_address_refuses_to_start(self, host):
+        exc = self.assertRaises(exception.UnauthenticatedOnNetwork,
+                                service.check_exposure, host)
+        self.assertIn(host, str(exc))
+        self.assertIn('allow_noauth_off_loopback', str(exc))
+
+    def test_the_refusal_comes_before_the_api_binds(self):
+        # Never binds: the check refuses first (tests bind loopback only).
+        self.config(host_ip='192.0.2.10', port=0, group='api')
+        svc = service.Service(conductor=False)
+        self.assertRaises(exception.UnauthenticatedOnNetwork,
+                          svc._start_api)
+        self.assertIsNone(svc.server)
+
+    def test_allowed_explicitly_it_warns_at_every_start(self):
+        self.config(allow_noauth_off_loopback=True, group='api')
+        logs = self.useFixture(fixtures.FakeLogger())
+        service.check_exposure('192.0.2.10')
+        service.check_exposure('192.0.2.10')
+        self.assertEqual(2, logs.output.count('without authentication'))
+
+    def test_http_basic_may_listen_anywhere(self):
+        self.config(auth_strategy='http_basic')
+        service.check_exposure('192.0.2.10')

@@ -1,8 +1,10 @@
 """/v1/heartbeat/{node}: an agent reports in, resuming a waiting flow.
 
 Open to callers without credentials (agents have none; see the
-``baremetal:node:ipa_heartbeat`` policy).  The conductor decides what the
-heartbeat means for the node; the answer is 202 either way.
+``baremetal:node:ipa_heartbeat`` policy): the agent proves itself with the
+agent token its lookup handed out (``agent_token``, 1.62), which the
+conductor checks.  The conductor decides what the heartbeat means for the
+node; the answer is 202 either way, or 400 for a wrong or missing token.
 """
 
 import flask
@@ -19,6 +21,7 @@ blueprint = flask.Blueprint('heartbeat', __name__,
 
 _ENDPOINT_VERSION = (1, versions.MINOR_22_LOOKUP_HEARTBEAT)
 _AGENT_VERSION_VERSION = (1, versions.MINOR_36_AGENT_VERSION_HEARTBEAT)
+_AGENT_TOKEN_VERSION = (1, versions.MINOR_62_AGENT_TOKEN)
 
 
 def _string(data, key):
@@ -32,22 +35,21 @@ def _string(data, key):
 @blueprint.post('/<ident>')
 def heartbeat(ident):
     version = flask.g.version
-    if version < _ENDPOINT_VERSION:
-        raise errors.EndpointNotInVersion(
-            path=flask.request.path,
-            needed=versions.to_string(_ENDPOINT_VERSION),
-            version=versions.to_string(version))
+    versions.check_endpoint(version, _ENDPOINT_VERSION, flask.request.path)
     policy.authorize('baremetal:node:ipa_heartbeat', flask.g.context)
-    data = body.json_object(('callback_url', 'agent_version'), default={})
+    data = body.json_object(('callback_url', 'agent_version', 'agent_token'),
+                            default={})
     callback_url = _string(data, 'callback_url')
-    agent_version = _string(data, 'agent_version')
-    if agent_version is not None and version < _AGENT_VERSION_VERSION:
-        raise errors.FeatureNotInVersion(
-            feature='agent_version in a heartbeat',
-            needed=versions.to_string(_AGENT_VERSION_VERSION),
-            version=versions.to_string(version))
-    node = node_ident.get_row(flask.g.context, ident)
+    values = {}
+    for key, needed in (('agent_version', _AGENT_VERSION_VERSION),
+                        ('agent_token', _AGENT_TOKEN_VERSION)):
+        values[key] = _string(data, key)
+        if values[key] is not None and version < needed:
+            raise errors.FeatureNotInVersion(
+                feature='%s in a heartbeat' % key,
+                needed=versions.to_string(needed),
+                version=versions.to_string(version))
+    node = node_ident.get_row(flask.g.context, ident, version)
     flask.g.rpcapi.heartbeat(flask.g.context, node.uuid,
-                             callback_url=callback_url,
-                             agent_version=agent_version)
+                             callback_url=callback_url, **values)
     return responses.empty(202)

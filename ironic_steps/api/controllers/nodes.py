@@ -1,7 +1,8 @@
 """/v1/nodes: create, list, show, update and delete nodes.
 
 Reads go to the database through :class:`objects.Node` (one query for a
-node, one for a page of nodes, reading only the columns the page shows);
+node, one for a page of nodes, reading only the columns the page shows,
+and a node's traits only when they are shown);
 every change goes through the conductor (``flask.g.rpcapi``, a
 :class:`rpcapi.ConductorAPI`), which owns node locks and checks states;
 conductor calls take the node's UUID, which routes them.
@@ -52,10 +53,16 @@ _LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail')
                          + tuple(_FILTERS))
 
 
-def request_view(base_url=None):
-    """The :class:`node_view.View` of this request."""
-    return node_view.View(flask.g.version, base_url or responses.public_url(),
-                          flask.g.rpcapi.get_conductor_for)
+def _compute():
+    """How this request computes a node's computed fields."""
+    return node_view.computer(flask.g.rpcapi.get_conductor_for)
+
+
+def _body(node, fields=None):
+    """The body of ``node`` at this request's version (see
+    :meth:`view.View.body`)."""
+    return node_view.VIEW.body(node, flask.g.version, fields,
+                               compute=_compute())
 
 
 def _filter_value(args, name):
@@ -90,64 +97,36 @@ def _filters(args, version):
     return filters
 
 
-def _wants_detail(args, version, detail_path):
-    detail = query.boolean(args, 'detail')
-    if detail is None:
-        return detail_path
-    if detail_path:
-        raise exception.InvalidParameterValue(
-            err='/v1/nodes/detail is always detailed; drop ?detail')
-    versions.require(version, versions.MINOR_43_ENABLE_DETAIL_QUERY,
-                     '?detail')
-    return detail
-
-
-def _marker_node(context, page):
-    if page.marker is None:
-        return None
-    try:
-        return objects.Node.get_by_uuid(context, page.marker)
-    except exception.NodeNotFound as exc:
-        raise exception.InvalidParameterValue(
-            err='marker %s is not the UUID of any node' % page.marker
-        ) from exc
-
-
 def _list(detail_path):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:list', context)
     args = flask.request.args
     query.check_known(args, _LIST_PARAMS)
-    fields = node_view.parse_fields(args.get('fields'), version)
-    detail = _wants_detail(args, version, detail_path)
-    if detail and fields is not None:
-        raise exception.InvalidParameterValue(
-            err='?fields cannot be combined with a detailed list')
-    if not detail and fields is None:
-        fields = node_view.LIST_FIELDS
+    fields = node_view.VIEW.list_fields_for(args, version, detail_path)
     filters = _filters(args, version)
     # The conductor of a node is the hash ring's answer, not a column.
     conductor = filters.pop('conductor', None)
     page = pagination.parse(args)
     if page.sort_key in node_view.FIELDS:
         node_view.check_fields([page.sort_key], version)
+    marker = pagination.marker_item(
+        page, lambda uuid: objects.Node.get_by_uuid(context, uuid), 'node')
     shown = fields or node_view.visible_fields(version)
     nodes = objects.Node.list_fields(
         context, node_view.columns(shown) + ('uuid',), filters=filters,
-        limit=page.limit, marker=_marker_node(context, page),
-        sort_key=page.sort_key, sort_dir=page.sort_dir)
-    view = request_view()
+        limit=page.limit, marker=marker, sort_key=page.sort_key,
+        sort_dir=page.sort_dir)
     matching = nodes if conductor is None else [
         node for node in nodes
         if flask.g.rpcapi.get_conductor_for(node.uuid) == conductor]
-    collection = {'nodes': view.bodies(matching, fields)}
+    base = responses.public_url()
     path = '/v1/nodes/detail' if detail_path else '/v1/nodes'
     # The page read decides whether there is a next one, whatever the
     # conductor filter left of it.
-    next_url = pagination.next_link(view.base_url + path, args, page, nodes)
-    if next_url:
-        collection['next'] = next_url
-    return responses.json_response(collection)
+    return responses.json_response(pagination.collection(
+        'nodes', node_view.VIEW.bodies(matching, version, fields, base,
+                                       _compute()),
+        base + path, args, page, nodes))
 
 
 @blueprint.get('')
@@ -167,8 +146,10 @@ def show(ident):
     query.check_known(flask.request.args, ('fields',))
     fields = node_view.parse_fields(flask.request.args.get('fields'),
                                     version)
-    node = node_ident.get_row(context, ident, version)
-    return responses.json_response(request_view().body(node, fields))
+    node = node_ident.get_row(
+        context, ident, version,
+        with_traits='traits' in (fields or node_view.visible_fields(version)))
+    return responses.json_response(_body(node, fields))
 
 
 @blueprint.get('/<ident>/validate')
@@ -211,7 +192,7 @@ def create():
     node.provision_state = _initial_state(version)
     node = _driver_is_input(flask.g.rpcapi.create_node, context, node)
     return responses.json_response(
-        request_view().body(node), status=201,
+        _body(node), status=201,
         headers={'Location': responses.url('nodes', node.uuid)})
 
 
@@ -244,7 +225,7 @@ def update(ident):
             setattr(node, field, value)
         node = _driver_is_input(flask.g.rpcapi.update_node, context, node,
                                 reset_interfaces=reset)
-    return responses.json_response(request_view().body(node))
+    return responses.json_response(_body(node))
 
 
 @blueprint.delete('/<ident>')

@@ -13,8 +13,10 @@ _DESCRIPTION = ('ironic-steps: bare-metal provisioning with deploy steps, '
 _RESOURCES = {
     'nodes': versions.MIN_VERSION,
     'drivers': versions.MIN_VERSION,
+    'lookup': versions.at(versions.MINOR_22_LOOKUP_HEARTBEAT),
     'heartbeat': versions.at(versions.MINOR_22_LOOKUP_HEARTBEAT),
     'conductors': versions.at(versions.MINOR_49_CONDUCTORS),
+    'deploy_templates': versions.at(versions.MINOR_55_DEPLOY_TEMPLATES),
 }
 
 

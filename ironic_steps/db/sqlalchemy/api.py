@@ -9,7 +9,6 @@ agree use :func:`_writer`'s transaction.
 """
 
 import contextlib
-import operator
 import threading
 
 import sqlalchemy as sa
@@ -19,7 +18,10 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.db.sqlalchemy import node_traits
+from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 
 _LOCAL = threading.local()
@@ -32,6 +34,9 @@ def _new_facade(**kwargs):
     facade = enginefacade.transaction_context()
     # oslo.db yields the GIL (sleep(0)) on every connection check-in, a
     # courtesy to green threads; with real threads it only adds latency.
+    # SQLite enforces foreign keys only when asked: the schema's ON DELETE
+    # CASCADEs (a node's traits, a template's steps) rely on it.
+    kwargs.setdefault('sqlite_fk', True)
     facade.configure(thread_checkin=False, **kwargs)
     return facade
 
@@ -125,6 +130,9 @@ _CONDITIONS = {
 # without building and hashing a new statement for every call.
 _NODE_BY = {key: sa.select(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
+_NODE_WITH_TRAITS_BY = {key: sa.select(
+    _NODES, node_traits.TRAITS_COLUMN).where(
+    _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
 _UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
 _TAKE_LOCK = {key: sa.update(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident'), _NODES.c.reservation.is_(None)
@@ -164,51 +172,6 @@ def _key_column(node_id):
     return 'id' if isinstance(node_id, int) else 'uuid'
 
 
-def _after_marker(table, column, value, marker_id, sort_dir):
-    """Rows after (``value``, ``marker_id``) in keyset order.
-
-    Keyset pagination is stable and index-friendly, unlike OFFSET.  Rows
-    whose sort column is NULL come last in both directions; the NULL cases
-    are spelled out because any comparison with NULL is NULL.
-    """
-    beyond = operator.gt if sort_dir == 'asc' else operator.lt
-    row_id = table.c.id
-    if value is None:
-        return sa.and_(column.is_(None), beyond(row_id, marker_id))
-    return sa.or_(column.is_(None), beyond(column, value),
-                  sa.and_(column == value, beyond(row_id, marker_id)))
-
-
-def _page(query, table, sort_keys, sort_key, sort_dir, marker, limit,
-          noun):
-    """``query`` restricted to one page: after ``marker``, in sort order.
-
-    Every paged list (nodes, conductors) goes through here.
-
-    :param marker: the row or object the previous page ended with; ties
-        on the sort key are broken by id.
-    """
-    if sort_key not in sort_keys:
-        raise exception.InvalidParameterValue(
-            err='Cannot sort on %s; sortable fields of %s: %s' % (
-                sort_key, noun, ', '.join(sorted(sort_keys))))
-    if sort_dir not in ('asc', 'desc'):
-        raise exception.InvalidParameterValue(
-            err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
-    column = table.c[sort_key]
-    order = sa.desc if sort_dir == 'desc' else sa.asc
-    if marker is not None:
-        query = query.where(_after_marker(
-            table, column, getattr(marker, sort_key), marker.id, sort_dir))
-    # NULLs last in both directions, on every database, as _after_marker
-    # assumes.
-    query = query.order_by(column.is_(None), order(column),
-                           order(table.c.id))
-    if limit:
-        query = query.limit(limit)
-    return query
-
-
 class _NodeQueries:
     """Queries on nodes.
 
@@ -230,22 +193,26 @@ class _NodeQueries:
                 raise exception.DuplicateName(name=values.get('name')) from exc
             raise exception.NodeAlreadyExists(uuid=values['uuid']) from exc
 
-    def _get_node(self, key, ident):
+    def _get_node(self, key, ident, with_traits):
+        statement = (_NODE_WITH_TRAITS_BY if with_traits else _NODE_BY)[key]
         with _read_one() as connection:
             node = connection.execute(
-                _NODE_BY[key], {'ident': ident}).one_or_none()
+                statement, {'ident': ident}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=ident)
         return node
 
-    def get_node_by_id(self, node_id):
-        return self._get_node('id', node_id)
+    # with_traits: the row also has ``traits``, the node's traits (a sorted
+    # list), read in the same query.
 
-    def get_node_by_uuid(self, uuid):
-        return self._get_node('uuid', uuid)
+    def get_node_by_id(self, node_id, with_traits=False):
+        return self._get_node('id', node_id, with_traits)
 
-    def get_node_by_name(self, name):
-        return self._get_node('name', name)
+    def get_node_by_uuid(self, uuid, with_traits=False):
+        return self._get_node('uuid', uuid, with_traits)
+
+    def get_node_by_name(self, name, with_traits=False):
+        return self._get_node('name', name, with_traits)
 
     def get_node_list(self, filters=None, limit=None, marker=None,
                       sort_key='id', sort_dir='asc', columns=None):
@@ -261,12 +228,16 @@ class _NodeQueries:
         :param columns: the column names each row needs (``id`` and the
             sort key are always there); default every column.  A list
             polled for a few fields is then a fraction of the work.
+            ``traits`` is the node's traits, a sorted list, read in the
+            same query.
         """
-        if columns is None or sort_key not in _SORT_KEYS:
+        paging.check_sort(_SORT_KEYS, 'nodes', sort_key, sort_dir)
+        if columns is None:
             query = sa.select(_NODES)
         else:
             names = dict.fromkeys(('id', sort_key) + tuple(columns))
-            query = sa.select(*(_NODES.c[name] for name in names))
+            query = sa.select(*(node_traits.TRAITS_COLUMN if name == 'traits'
+                                else _NODES.c[name] for name in names))
         for key, value in (filters or {}).items():
             if key in _CONDITIONS:
                 query = query.where(_CONDITIONS[key](value))
@@ -276,8 +247,9 @@ class _NodeQueries:
                 raise exception.InvalidParameterValue(
                     err='Cannot filter nodes on %s; filters: %s' % (
                         key, ', '.join(sorted(_FILTERS | set(_CONDITIONS)))))
-        query = _page(query, _NODES, _SORT_KEYS, sort_key, sort_dir, marker,
-                      limit, 'nodes')
+        query = paging.page(query, _NODES, _SORT_KEYS, 'nodes', limit=limit,
+                            marker=marker, sort_key=sort_key,
+                            sort_dir=sort_dir)
         with _read_one() as connection:
             return connection.execute(query).all()
 
@@ -455,12 +427,19 @@ class _ConductorQueries:
         :param marker: the conductor (a row or object) the previous page
             ended with.
         """
-        query = _page(sa.select(_CONDUCTORS), _CONDUCTORS,
-                      _CONDUCTOR_SORT_KEYS, sort_key, sort_dir, marker, limit,
-                      'conductors')
+        query = paging.page(sa.select(_CONDUCTORS), _CONDUCTORS,
+                            _CONDUCTOR_SORT_KEYS, 'conductors', limit=limit,
+                            marker=marker, sort_key=sort_key,
+                            sort_dir=sort_dir)
         with _read_one() as connection:
             return connection.execute(query).all()
 
 
-class Connection(_NodeQueries, _ConductorQueries):
+class Connection(_NodeQueries, node_traits.NodeTraitQueries,
+                 deploy_templates.DeployTemplateQueries, _ConductorQueries):
     """The database API: every query, one instance per process."""
+
+    # What the query mixins of other modules run their statements on.
+    read_one = staticmethod(_read_one)
+    write_one = staticmethod(_write_one)
+    writer = staticmethod(_writer)

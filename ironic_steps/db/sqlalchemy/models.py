@@ -116,3 +116,52 @@ class Conductor(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     hostname = sa.Column(sa.String(255), nullable=False)
     online = sa.Column(sa.Boolean, nullable=False, default=True)
+
+
+class NodeTrait(Base):
+    """A trait of a node: a capability its deployments may ask for.
+
+    The primary key (node_id, trait) makes a trait unique per node and
+    finds a node's traits through its index.
+    """
+
+    __tablename__ = 'node_traits'
+
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id',
+                                                  ondelete='CASCADE'),
+                        primary_key=True)
+    trait = sa.Column(sa.String(255), primary_key=True)
+
+
+class DeployTemplate(Base):
+    """A named set of deploy steps, applied to deploys that ask for it."""
+
+    __tablename__ = 'deploy_templates'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_deploy_templates0uuid'),
+        sa.UniqueConstraint('name', name='uniq_deploy_templates0name'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False)
+    extra = sa.Column(JSONEncoded)
+
+
+class DeployTemplateStep(Base):
+    """One step of a deploy template, in the order the template lists it."""
+
+    __tablename__ = 'deploy_template_steps'
+    __table_args__ = (
+        sa.Index('deploy_template_steps_template_id_idx',
+                 'deploy_template_id'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    deploy_template_id = sa.Column(
+        sa.Integer, sa.ForeignKey('deploy_templates.id', ondelete='CASCADE'),
+        nullable=False)
+    interface = sa.Column(sa.String(255), nullable=False)
+    step = sa.Column(sa.String(255), nullable=False)
+    args = sa.Column(JSONEncoded, nullable=False)
+    priority = sa.Column(sa.Integer, nullable=False)

@@ -13,7 +13,9 @@ The default deploy of fake-hardware, highest priority first::
                                         node's target_raid_config)
       0  bios.apply_configuration       only when requested
 
-Automated cleaning runs ``deploy.erase_devices_metadata`` (priority 10).
+Automated cleaning runs ``deploy.erase_devices_metadata`` (priority 10);
+manual cleaning may also ask for ``deploy.erase_devices`` (asynchronous,
+abortable: the fake agent heartbeats when it is done).
 
 Operators and tests can make any fake step fail by naming it in the node's
 ``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``;
@@ -136,6 +138,27 @@ class FakeDeploy(base.DeployInterface):
     def erase_devices_metadata(self, task):
         """Wipe partition tables so the next user starts clean."""
         _simulate(task, 'deploy.erase_devices_metadata')
+
+    @base.clean_step(priority=0, abortable=True, argsinfo={
+        'passes': {'description': 'How many times to overwrite every '
+                                  'disk (int, default 1).',
+                   'required': False}})
+    def erase_devices(self, task, passes=1):
+        """Ask the agent to overwrite every disk; it heartbeats when done.
+
+        Off unless requested (manual cleaning): it takes a real agent hours.
+        """
+        if not isinstance(passes, int) or isinstance(passes, bool) or (
+                passes < 1):
+            raise exception.InvalidParameterValue(
+                err='passes must be a positive integer, got %r' % (passes,))
+        _simulate(task, 'deploy.erase_devices')
+        _remember(task, 'fake_erase_passes', passes)
+        fake_agent.get_agent().expect_heartbeat(
+            task.node.uuid,
+            task.node.driver_internal_info.get('clean_step_index'),
+            kind=base.CLEAN)
+        return states.CLEANWAIT
 
 
 class FakeLegacyDeploy(base.DeployInterface):

@@ -1,11 +1,14 @@
 """A stand-in for the deploy ramdisk agent of fake-hardware.
 
-A real agent writes the image and then heartbeats to the conductor, which
-resumes the waiting deploy.  This one does the same in-process: after
-``[fake] agent_delay`` seconds it sends a heartbeat through the conductor
-RPC API, the path a real heartbeat takes, once the node is parked in
-``wait call-back`` with its lock released; until then it looks again with
-backoff, as a real agent heartbeats periodically.  One
+A real agent does the work of a waiting step (writes the image, erases
+disks) and then heartbeats to the conductor, which resumes the waiting
+flow.  This one does the same in-process, for deploy and clean steps alike:
+after ``[fake] agent_delay`` seconds, once the node is parked in its wait
+state with its lock released, it looks the node up and heartbeats through
+the conductor RPC API, the path a real agent's lookup and heartbeat take,
+with the agent token the first lookup handed out (remembered, as a real
+agent does, for the later steps of the flow); until the node is parked it
+looks again with backoff, as a real agent heartbeats periodically.  One
 timer thread serves every node, so thousands of waiting nodes cost one
 thread plus a few senders.
 """
@@ -29,35 +32,56 @@ MAX_ATTEMPTS = 200
 _MAX_BACKOFF = 1.0
 
 
-def _send_heartbeat(node_uuid):
-    # Imported here: drivers must not import the conductor at load time.
-    from ironic_steps.common import context
-    from ironic_steps.conductor import rpcapi
-    rpcapi.ConductorAPI().heartbeat(context.get_admin_context(), node_uuid)
+#: The token a lookup shows once it was handed out.
+_HANDED_OUT = '******'
+
+
+class _Conductor:
+    """The agent's view of the conductor: lookup, then heartbeats."""
+
+    def __init__(self):
+        self._tokens = {}
+
+    def _rpc(self):
+        # Imported here: drivers must not import the conductor at load time.
+        from ironic_steps.common import context
+        from ironic_steps.conductor import rpcapi
+        return rpcapi.ConductorAPI(), context.get_admin_context()
+
+    def heartbeat(self, node_uuid):
+        api, ctx = self._rpc()
+        token = api.get_node_with_token(ctx, node_uuid)
+        if token not in (None, _HANDED_OUT):
+            self._tokens[node_uuid] = token
+        api.heartbeat(ctx, node_uuid,
+                      agent_token=self._tokens.get(node_uuid))
 
 
 PARKED, BUSY, MOVED_ON = 'parked', 'busy', 'moved on'
 
+#: Per kind of step: the states of its flow, running then waiting.
+_FLOW_STATES = {'deploy': (states.DEPLOYING, states.DEPLOYWAIT),
+                'clean': (states.CLEANING, states.CLEANWAIT)}
 
-def _stage(node_uuid, step_index):
-    """Where the deploy stands relative to the step that waits for us."""
+
+def _stage(node_uuid, kind, step_index):
+    """Where the flow stands relative to the step that waits for us."""
     from ironic_steps.common import context
     from ironic_steps import objects
     node = objects.Node.get_row(context.get_admin_context(), node_uuid)
-    if ((node.driver_internal_info or {}).get('deploy_step_index')
-            != step_index or node.provision_state not in (
-                states.DEPLOYING, states.DEPLOYWAIT)):
+    running, waiting = _FLOW_STATES[kind]
+    if ((node.driver_internal_info or {}).get('%s_step_index' % kind)
+            != step_index or node.provision_state not in (running, waiting)):
         return MOVED_ON
-    if node.provision_state == states.DEPLOYWAIT and not node.reservation:
+    if node.provision_state == waiting and not node.reservation:
         return PARKED
     return BUSY
 
 
 class FakeAgent:
 
-    def __init__(self, send=_send_heartbeat, stage=_stage,
-                 clock=time.monotonic):
-        self._send = send
+    def __init__(self, send=None, stage=_stage, clock=time.monotonic):
+        self._send = send or _Conductor().heartbeat
         self._stage = stage
         self._clock = clock
         self._due = []
@@ -67,14 +91,15 @@ class FakeAgent:
         self._stopped = False
         self._senders = futurist.ThreadPoolExecutor(max_workers=4)
 
-    def expect_heartbeat(self, node_uuid, step_index):
-        """Heartbeat until the deploy of ``node_uuid`` passes a step.
+    def expect_heartbeat(self, node_uuid, step_index, kind='deploy'):
+        """Heartbeat until the flow of ``node_uuid`` passes a step.
 
-        :param step_index: the deploy step index that waits for the agent.
+        :param step_index: the index of the step that waits for the agent.
+        :param kind: the kind of that step, 'deploy' or 'clean'.
         """
         if CONF.fake.agent_delay < 0:
             return
-        self._schedule((node_uuid, step_index), CONF.fake.agent_delay,
+        self._schedule((node_uuid, kind, step_index), CONF.fake.agent_delay,
                        attempt=0)
 
     def _schedule(self, job, delay, attempt):
@@ -105,9 +130,9 @@ class FakeAgent:
     def _heartbeat(self, job, attempt):
         # Heartbeat only once the node is parked: while its worker still
         # holds it, a heartbeat would only be turned away.
-        node_uuid, step_index = job
+        node_uuid, kind, step_index = job
         try:
-            stage = self._stage(node_uuid, step_index)
+            stage = self._stage(node_uuid, kind, step_index)
             if stage == MOVED_ON:
                 return
             if stage == PARKED:

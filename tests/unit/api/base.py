@@ -69,6 +69,13 @@ class ApiTestMixin:
         self.assertEqual(201, response.status_code, response.data)
         return response.get_json()
 
+    def lookup_token(self, node_uuid):
+        """The agent token a lookup hands out (once per flow)."""
+        response = self.get('/v1/lookup?node_uuid=%s' % node_uuid,
+                            version='latest')
+        self.assertEqual(200, response.status_code, response.data)
+        return response.get_json()['config']['agent_token']
+
     def provision(self, ident, target, **kwargs):
         return self.put('/v1/nodes/%s/states/provision' % ident,
                         json={'target': target}, **kwargs)

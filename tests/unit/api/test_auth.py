@@ -84,7 +84,9 @@ class HttpBasicTest(base.ApiTestCase):
 
     @ddt.data(('GET', '/v1/nodes'), ('GET', '/v1/nodes/detail'),
               ('GET', '/v1/nodes/node-1'), ('GET', '/v1/nodes/node-1/states'),
-              ('GET', '/v1/drivers'))
+              ('GET', '/v1/drivers'), ('GET', '/v1/nodes/node-1/traits'),
+              ('GET', '/v1/deploy_templates'),
+              ('GET', '/v1/deploy_templates/detail'))
     @ddt.unpack
     def test_a_reader_reads(self, method, path):
         self.assertEqual(200, self.as_user('rita', method, path).status_code)
@@ -105,6 +107,25 @@ class HttpBasicTest(base.ApiTestCase):
         self.assertEqual('enroll', objects.Node.get(
             self.context, 'node-1').provision_state)
 
+    @ddt.data(
+        ('PUT', '/v1/nodes/node-1/traits', {'traits': []},
+         'baremetal:node:traits:set'),
+        ('PUT', '/v1/nodes/node-1/traits/CUSTOM_A', None,
+         'baremetal:node:traits:set'),
+        ('DELETE', '/v1/nodes/node-1/traits', None,
+         'baremetal:node:traits:delete'),
+        ('POST', '/v1/deploy_templates', {'name': 'CUSTOM_A', 'steps': []},
+         'baremetal:deploy_template:create'),
+        ('PATCH', '/v1/deploy_templates/CUSTOM_A', [],
+         'baremetal:deploy_template:update'),
+        ('DELETE', '/v1/deploy_templates/CUSTOM_A', None,
+         'baremetal:deploy_template:delete'))
+    @ddt.unpack
+    def test_a_reader_cannot_change_traits_or_templates(self, method, path,
+                                                        body, rule):
+        response = self.as_user('rita', method, path, json=body)
+        self.assertError(response, 403, rule, 'reader')
+
     def test_a_reader_cannot_claim_roles_in_headers(self):
         response = self.as_user('rita', 'DELETE', '/v1/nodes/node-1',
                                 headers={'X-Roles': 'admin'})
@@ -114,8 +135,38 @@ class HttpBasicTest(base.ApiTestCase):
     def test_version_discovery_needs_no_credentials(self, path):
         self.assertEqual(200, self.get(path).status_code)
 
-    def test_agents_heartbeat_without_credentials(self):
-        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+    def test_agents_look_their_node_up_without_credentials(self):
+        node = objects.Node.get(self.context, 'node-1')
+        response = self.get('/v1/lookup?node_uuid=%s' % node.uuid,
+                            version='1.62')
+        # Found only while an agent serves it; never a 401.
+        self.assertError(response, 404, node.uuid)
+
+    def test_agents_heartbeat_without_credentials_but_need_their_token(self):
+        self.assertError(self.post('/v1/heartbeat/node-1'), 400,
+                         'agent token')
+
+    def test_a_password_longer_than_bcrypt_reads_is_401_or_200_never_500(
+            self):
+        # Given a user whose password htpasswd hashed as bcrypt reads it:
+        # its first 72 bytes
+        long_password = 'p' * 72 + 'tail-bcrypt-never-reads'
+        with open(self.htpasswd, 'a') as users:
+            users.write('lena:%s\n' % bcrypt.hashpw(
+                long_password.encode()[:72], bcrypt.gensalt(4)).decode())
+        # Then anyone's long password is refused as any wrong one,
+        self.assertError(self.get('/v1/nodes', headers=basic(
+            'alice', 'x' * 100)), 401)
+        self.assertError(self.get('/v1/nodes', headers=basic(
+            'nobody', 'x' * 1000)), 401)
+        # and the user's own is accepted, as Apache accepts it
+        self.assertEqual(200, self.get('/v1/nodes', headers=basic(
+            'lena', long_password)).status_code)
+
+    @ddt.data('pass\x00word', '\u00e9' * 40)
+    def test_any_password_bytes_are_401_never_500(self, password):
+        self.assertError(self.get('/v1/nodes', headers=basic(
+            'alice', password)), 401)
 
     def test_a_missing_password_file_stops_the_app_from_starting(self):
         self.config(http_basic_auth_user_file='/nonexistent', group='api')
@@ -130,7 +181,14 @@ class PolicyRulesTest(base.ApiTestCase):
                      'baremetal:node:create', 'baremetal:node:update',
                      'baremetal:node:delete',
                      'baremetal:node:set_provision_state',
-                     'baremetal:node:ipa_heartbeat', 'baremetal:driver:get'):
+                     'baremetal:node:ipa_heartbeat', 'baremetal:driver:get',
+                     'baremetal:node:traits:list',
+                     'baremetal:node:traits:set',
+                     'baremetal:node:traits:delete',
+                     'baremetal:deploy_template:get',
+                     'baremetal:deploy_template:create',
+                     'baremetal:deploy_template:update',
+                     'baremetal:deploy_template:delete'):
             self.assertIn(name, rules)
             self.assertTrue(rules[name].description)
             self.assertTrue(rules[name].operations)

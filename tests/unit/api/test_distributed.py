@@ -40,6 +40,57 @@ class PinnedApiTest(base.ApiTestCase):
             versions.to_string(versions.max_version()))
 
 
+class PinnedBeforeStepRequestsTest(base.ApiTestCase):
+    """Pinned to 0.2 (deploy steps, but no requested steps): what the
+    conductors of that release cannot do is refused, clearly."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(pin_release_version='0.2')
+        self.make_client()
+
+    def request(self, method, path, version='1.44', **kwargs):
+        return super().request(method, path, version=version, **kwargs)
+
+    def test_the_maximum_stays_1_44(self):
+        self.assertEqual('1.44', self.get('/v1/nodes', version='latest')
+                         .headers[versions.MAX_HEADER])
+        self.assertError(self.get('/v1/nodes', version='1.69'), 406,
+                         '[1.11, 1.44]')
+
+    def test_manual_cleaning_and_abort_are_refused_naming_the_pin(self):
+        node = self.create_node(name='node-1')
+        self.provision('node-1', 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'deploy', 'step': 'erase_devices_metadata'}]})
+        self.assertError(response, 406, 'Manual cleaning', '0.2')
+        self.assertError(self.provision('node-1', 'abort'), 406,
+                         'Aborting', '0.2')
+        self.assertEqual(node.updated_at, objects.Node.get(
+            self.context, node.uuid).updated_at)
+
+    def test_agents_need_no_token_and_get_none(self):
+        node = self.make_available(name='node-1')
+        self.assertEqual(202, self.provision('node-1', 'active').status_code)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        looked_up = self.get('/v1/lookup?node_uuid=%s' % node.uuid,
+                             version='latest').get_json()
+        self.assertNotIn('agent_token', looked_up['config'])
+        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertNotIn('agent_secret_token', node.driver_internal_info)
+
+    def test_active_on_an_active_node_is_still_refused(self):
+        node = self.make_available(name='node-1')
+        self.provision('node-1', 'active')
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertError(self.provision('node-1', 'active'), 400,
+                         "'deploy'", "'active'")
+
+
 class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
     """Two conductors behind oslo.messaging's in-memory transport."""
 
@@ -119,7 +170,7 @@ class PinnedBeforeTheNodeApiTest(base.ApiTestCase):
                 (self.post('/v1/nodes', version='1.10',
                            json={'driver': 'fake-hardware'}),
                  'starts available')):
-            self.assertError(response, 409, feature, 'release 0.2',
+            self.assertError(response, 406, feature, 'release 0.2',
                              'pin_release_version')
         stored = objects.Node.get(self.context, self.node.uuid)
         self.assertIsNone(stored.power_state)

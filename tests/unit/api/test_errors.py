@@ -2,6 +2,9 @@
 
 import json
 
+from oslo_context import context as oslo_context
+
+from ironic_steps.api import app
 from ironic_steps.api import errors
 from tests.unit.api import base
 
@@ -39,3 +42,21 @@ class ErrorFormatTest(base.ApiTestCase):
         body = json.loads(errors.body(400, 'a "quoted" \\ message'))
         self.assertEqual('a "quoted" \\ message',
                          json.loads(body['error_message'])['faultstring'])
+
+
+class RequestIdTest(base.ApiTestCase):
+    """Every request has its own id, in its answer and in its log lines."""
+
+    def test_each_answer_names_its_own_request_id(self):
+        ids = [self.get(path).headers[app.REQUEST_ID_HEADER]
+               for path in ('/v1/nodes', '/v1/nodes', '/v1/no-such-path')]
+        self.assertEqual(3, len(set(ids)))
+        for request_id in ids:
+            self.assertRegex(request_id, r'^req-[0-9a-f-]{36}$')
+
+    def test_the_running_request_is_the_current_context_for_logging(self):
+        # oslo.log stamps each line with the current context's request id.
+        for _ in range(2):
+            response = self.get('/v1/nodes')
+            self.assertEqual(response.headers[app.REQUEST_ID_HEADER],
+                             oslo_context.get_current().request_id)

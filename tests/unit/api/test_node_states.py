@@ -31,21 +31,22 @@ class ProvisionTest(base.ApiTestCase):
         node = self.deploy_to_wait(self.make_available(name='node-1'))
         self.assertEqual('write_image', node.deploy_step['step'])
         response = self.post('/v1/heartbeat/%s' % node.uuid, json={
-            'callback_url': 'http://10.0.0.5:9999', 'agent_version': '9.0'})
+            'callback_url': 'http://10.0.0.5:9999', 'agent_version': '9.0',
+            'agent_token': self.lookup_token(node.uuid)}, version='1.62')
         self.assertEqual(202, response.status_code, response.data)
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertEqual({}, node.deploy_step)
 
     def test_rebuild_redeploys_an_active_node(self):
         node = self.deploy_to_wait(self.make_available(name='node-1'))
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         self.wait_for_state(node, states.ACTIVE)
         self.assertAccepted(self.provision('node-1', 'rebuild'), node)
         self.wait_for_state(node, states.DEPLOYWAIT)
 
     def test_deleted_tears_an_active_node_down_to_available(self):
         node = self.deploy_to_wait(self.make_available(name='node-1'))
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         self.wait_for_state(node, states.ACTIVE)
         self.assertAccepted(self.provision('node-1', 'deleted'), node)
         self.wait_for_state(node, states.AVAILABLE)
@@ -59,7 +60,7 @@ class ProvisionTest(base.ApiTestCase):
 
     def test_active_is_refused_on_a_deployed_node_rather_than_a_rebuild(self):
         node = self.deploy_to_wait(self.make_available(name='node-1'))
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         self.wait_for_state(node, states.ACTIVE)
         self.assertError(self.provision('node-1', 'active'), 400,
                          "'deploy'", "'active'", 'rebuild')
@@ -97,16 +98,94 @@ class ProvisionTest(base.ApiTestCase):
 @ddt.ddt
 class HeartbeatTest(base.ApiTestCase):
 
-    def test_a_heartbeat_without_a_body_is_accepted(self):
+    def deploy_to_wait(self):
         node = self.make_available(name='node-1')
         self.rpcapi.do_node_deploy(self.context, node.uuid)
-        self.wait_for_state(node, states.DEPLOYWAIT)
-        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+        return self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_a_heartbeat_with_the_looked_up_token_resumes_the_deploy(self):
+        node = self.deploy_to_wait()
+        response = self.post('/v1/heartbeat/node-1', version='1.62', json={
+            'agent_token': self.lookup_token(node.uuid)})
+        self.assertEqual(202, response.status_code, response.data)
         self.wait_for_state(node, states.ACTIVE)
 
-    def test_a_heartbeat_from_a_node_with_nothing_to_resume_is_accepted(self):
+    @ddt.data(None, 'not-the-token', '', '******')
+    def test_a_heartbeat_without_the_token_is_refused_and_changes_nothing(
+            self, token):
+        node = self.deploy_to_wait()
+        self.lookup_token(node.uuid)
+        data = {} if token is None else {'agent_token': token}
+        response = self.post('/v1/heartbeat/node-1', version='1.62',
+                             json=data)
+        self.assertError(response, 400, 'Invalid or missing agent token')
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(states.DEPLOYWAIT, stored.provision_state)
+        self.assertEqual(node.deploy_step, stored.deploy_step)
+        self.assertEqual(node.provision_updated_at,
+                         stored.provision_updated_at)
+        self.assertIsNone(stored.reservation)
+
+    def test_a_heartbeat_before_any_lookup_is_refused(self):
+        node = self.deploy_to_wait()
+        self.assertError(self.post('/v1/heartbeat/node-1'), 400,
+                         'agent token')
+        self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_the_token_is_handed_out_once_and_never_shown_on_the_node(self):
+        node = self.deploy_to_wait()
+        token = self.lookup_token(node.uuid)
+        self.assertGreaterEqual(len(token), 32)
+        self.assertEqual('******', self.lookup_token(node.uuid))
+        shown = self.get('/v1/nodes/node-1').get_json()
+        self.assertNotIn(token, str(shown))
+        self.assertEqual('******', shown['driver_internal_info'][
+            'agent_secret_token'])
+        looked_up = self.get('/v1/lookup?node_uuid=%s' % node.uuid,
+                             version='latest').get_json()
+        self.assertNotIn(token, str(looked_up))
+
+    def test_the_token_is_forgotten_when_the_flow_ends(self):
+        node = self.deploy_to_wait()
+        token = self.lookup_token(node.uuid)
+        self.post('/v1/heartbeat/node-1', version='1.62',
+                  json={'agent_token': token})
+        done = self.wait_for_state(node, states.ACTIVE)
+        self.assertNotIn('agent_secret_token', done.driver_internal_info)
+        late = self.post('/v1/heartbeat/node-1', version='1.62',
+                         json={'agent_token': token})
+        self.assertError(late, 400, 'agent token')
+
+    def test_a_lookup_below_1_62_hands_no_token_out(self):
+        node = self.deploy_to_wait()
+        response = self.get('/v1/lookup?node_uuid=%s' % node.uuid,
+                            version='1.61')
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertNotIn('agent_token', response.get_json()['config'])
+        self.assertEqual(node.uuid, response.get_json()['node']['uuid'])
+        self.assertGreaterEqual(len(self.lookup_token(node.uuid)), 32)
+
+    def test_a_node_no_agent_serves_cannot_be_looked_up(self):
+        node = self.create_node(name='node-1')
+        self.assertError(self.get('/v1/lookup?node_uuid=%s' % node.uuid,
+                                  version='latest'), 404, node.uuid)
+        self.assertError(self.get('/v1/lookup', version='latest'), 400,
+                         'node_uuid')
+        self.assertError(self.get('/v1/lookup?node_uuid=x',
+                                  version='latest'), 400, 'node_uuid')
+
+    def test_a_heartbeat_from_a_node_with_nothing_to_resume_needs_a_token(
+            self):
         self.create_node(name='node-1')
-        self.assertEqual(202, self.post('/v1/heartbeat/node-1').status_code)
+        self.assertError(self.post('/v1/heartbeat/node-1'), 400,
+                         'agent token')
+
+    def test_agent_token_is_accepted_from_1_62(self):
+        self.create_node(name='node-1')
+        response = self.post('/v1/heartbeat/node-1', version='1.61',
+                             json={'agent_token': 'x'})
+        self.assertError(response, 406, 'agent_token', '1.62')
 
     def test_a_heartbeat_for_an_unknown_node_is_404(self):
         self.assertError(self.post('/v1/heartbeat/no-such-node'), 404,
@@ -123,7 +202,105 @@ class HeartbeatTest(base.ApiTestCase):
                              json={'agent_version': '9.0'})
         self.assertError(response, 406, 'agent_version', '1.36')
 
-    @ddt.data({'callback_url': 5}, {'agent_token': 'x'}, ['x'])
+    @ddt.data({'callback_url': 5}, {'agent_token': 5}, {'token': 'x'},
+              ['x'])
     def test_a_bad_body_is_400(self, data):
         self.create_node(name='node-1')
         self.assertError(self.post('/v1/heartbeat/node-1', json=data), 400)
+
+
+@ddt.ddt
+class RequestedStepsTest(base.ApiTestCase):
+
+    BIOS = {'interface': 'bios', 'step': 'apply_configuration',
+            'priority': 95, 'args': {'settings': [
+                {'name': 'LogicalProc', 'value': 'Enabled'}]}}
+
+    def provision_with(self, ident, version='1.69', **request_body):
+        return self.put('/v1/nodes/%s/states/provision' % ident,
+                        json=request_body, version=version)
+
+    def test_active_with_deploy_steps_runs_them(self):
+        node = self.make_available(name='node-1')
+        response = self.provision_with('node-1', target='active',
+                                       deploy_steps=[self.BIOS])
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(self.BIOS['args']['settings'],
+                         node.driver_internal_info['fake_bios_settings'])
+        self.assertIn(dict(self.BIOS, argsinfo=node.driver_internal_info[
+            'deploy_steps'][1]['argsinfo']),
+            node.driver_internal_info['deploy_steps'])
+
+    @ddt.data(
+        ([dict(BIOS, args={})], 'needs argument(s) settings'),
+        ([dict(BIOS, step='apply')], 'offers no deploy step bios.apply'),
+        ([dict(BIOS, args={'settings': [], 'reset': True})],
+         'does not take argument(s) reset'),
+        ([dict(BIOS, priority=-3)], 'priority'),
+        ('bios', 'deploy_steps must be a list'),
+    )
+    @ddt.unpack
+    def test_a_bad_step_is_400_naming_it_and_changes_nothing(
+            self, steps, fragment):
+        node = self.make_available(name='node-1')
+        response = self.provision_with('node-1', target='active',
+                                       deploy_steps=steps)
+        self.assertError(response, 400, fragment)
+        self.assertNodeUnchanged(node)
+
+    def test_deploy_steps_exist_from_1_69_and_only_with_deploy_targets(self):
+        node = self.make_available(name='node-1')
+        self.assertError(self.provision_with(
+            'node-1', version='1.68', target='active',
+            deploy_steps=[self.BIOS]), 406, 'deploy_steps', '1.69')
+        self.assertError(self.provision_with(
+            'node-1', target='manage', deploy_steps=[self.BIOS]), 400,
+            'deploy_steps', "'manage'")
+        self.assertNodeUnchanged(node)
+
+    def test_rebuild_with_deploy_steps(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        self.wait_for_state(node, states.ACTIVE)
+        response = self.provision_with('node-1', target='rebuild',
+                                       deploy_steps=[self.BIOS])
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertIn('fake_bios_settings', node.driver_internal_info)
+
+    def test_manual_clean_from_1_15_back_to_manageable(self):
+        node = self.create_node(name='node-1')
+        self.provision('node-1', 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        clean_steps = [{'interface': 'deploy',
+                        'step': 'erase_devices_metadata'}]
+        self.assertError(self.provision_with(
+            'node-1', version='1.14', target='clean',
+            clean_steps=clean_steps), 406, "'clean'", '1.15')
+        self.assertError(self.provision_with('node-1', target='clean'), 400,
+                         'clean_steps')
+        shred = [{'interface': 'deploy', 'step': 'shred'}]
+        self.assertError(self.provision_with(
+            'node-1', target='clean', clean_steps=shred), 400, 'deploy.shred')
+        self.assertNodeUnchanged(node)
+        response = self.provision_with('node-1', version='1.15',
+                                       target='clean',
+                                       clean_steps=clean_steps)
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.MANAGEABLE)
+
+    def test_abort_from_1_13(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertError(self.provision_with('node-1', version='1.12',
+                                             target='abort'), 406, 'abort',
+                         '1.13')
+        self.assertNodeUnchanged(node)
+        response = self.provision_with('node-1', version='1.13',
+                                       target='abort')
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        self.assertIn('aborted by request', node.last_error)

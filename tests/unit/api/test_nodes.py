@@ -1,6 +1,9 @@
 """Creating, showing, changing and deleting nodes through /v1/nodes."""
 
+import logging
+
 import ddt
+import fixtures
 from oslo_utils import uuidutils
 
 from ironic_steps.api import masking
@@ -250,6 +253,13 @@ class DeleteNodeTest(base.ApiTestCase):
         self.assertEqual(b'', response.data)
         self.assertError(self.get('/v1/nodes/node-1'), 404)
 
+    def test_a_deletion_logs_no_warning(self):
+        # The lock goes with the row: nothing is left to release.
+        logs = self.useFixture(fixtures.FakeLogger(level=logging.WARNING))
+        self.create_node(name='node-1')
+        self.assertEqual(204, self.delete('/v1/nodes/node-1').status_code)
+        self.assertEqual('', logs.output)
+
     def test_deleting_an_unknown_node_is_404(self):
         self.assertError(self.delete('/v1/nodes/no-such-node'), 404,
                          'no-such-node')
@@ -258,7 +268,7 @@ class DeleteNodeTest(base.ApiTestCase):
         node = self.make_available(name='node-1')
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         self.wait_for_state(node, states.ACTIVE)
         response = self.delete('/v1/nodes/node-1')
         self.assertError(response, 409, node.uuid, 'active')

@@ -7,9 +7,15 @@ import ddt
 
 from ironic_steps.api import node_view
 from ironic_steps.api import versions
+from ironic_steps.common import release_mappings
 from tests.unit.api import base
 
-RANGE = {versions.MIN_HEADER: '1.1', versions.MAX_HEADER: '1.69'}
+#: The newest version, as the release mapping says (the code's maximum is
+#: checked against it in VersionTableTest and test_release_mappings).
+MAX = release_mappings.RELEASE_MAPPING['master']['api']
+#: The first version past it.
+ABOVE_MAX = '1.%d' % (int(MAX.split('.')[1]) + 1)
+RANGE = {versions.MIN_HEADER: '1.1', versions.MAX_HEADER: MAX}
 
 
 @ddt.ddt
@@ -28,7 +34,7 @@ class NegotiationTest(base.ApiTestCase):
     @ddt.data('latest', 'LATEST', ' latest ')
     def test_latest_means_the_maximum_version(self, value):
         response = self.get('/v1/nodes', version=value)
-        self.assertVersionHeaders(response, '1.69')
+        self.assertVersionHeaders(response, MAX)
 
     def test_the_ironic_header_picks_the_version(self):
         self.assertVersionHeaders(self.get('/v1/nodes', version='1.31'),
@@ -48,10 +54,10 @@ class NegotiationTest(base.ApiTestCase):
                             headers={'OpenStack-API-Version': 'compute 2.1'})
         self.assertVersionHeaders(response, '1.1')
 
-    @ddt.data('1.0', '1.70', '1.99', '2.0', '0.44')
+    @ddt.data('1.0', ABOVE_MAX, '1.99', '2.0', '0.44')
     def test_a_version_out_of_range_is_406_naming_the_range(self, value):
         response = self.get('/v1/nodes', version=value)
-        self.assertError(response, 406, value, '[1.1, 1.69]')
+        self.assertError(response, 406, value, '[1.1, %s]' % MAX)
         self.assertVersionHeaders(response, value)
 
     def test_even_version_discovery_refuses_an_unsupported_version(self):
@@ -64,6 +70,14 @@ class NegotiationTest(base.ApiTestCase):
         response = self.get('/v1/nodes', version=value)
         self.assertError(response, 400, versions.HEADER)
         self.assertVersionHeaders(response, '1.1')
+
+    def test_a_version_of_thousands_of_digits_is_400_not_500(self):
+        huge = '1.' + '9' * 5000
+        self.assertError(self.get('/v1/nodes', version=huge), 400,
+                         versions.HEADER)
+        self.assertError(self.get('/v1/nodes', version=None, headers={
+            'OpenStack-API-Version': 'baremetal ' + huge}), 400,
+            versions.GENERIC_HEADER)
 
     def test_two_headers_that_disagree_are_400(self):
         response = self.get('/v1/nodes', version='1.40', headers={
@@ -84,7 +98,7 @@ class NegotiationTest(base.ApiTestCase):
 class DiscoveryTest(base.ApiTestCase):
 
     VERSION = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.1',
-               'version': '1.69',
+               'version': MAX,
                'links': [{'href': 'http://localhost/v1/', 'rel': 'self'}]}
 
     def test_root_lists_v1_as_the_current_and_default_version(self):
@@ -151,3 +165,4 @@ class VersionTableTest(base.ApiTestCase):
     def test_the_maximum_is_the_newest_version_constant(self):
         self.assertEqual((1, max(self.minors().values())),
                          versions.max_version())
+        self.assertEqual(MAX, versions.to_string(versions.max_version()))

@@ -23,7 +23,8 @@ class TransitionTest(oslotest_base.BaseTestCase):
         (s.ENROLL, s.EVENT_DEPLOY, 'manage'),
         (s.AVAILABLE, s.EVENT_DONE, 'deploy, manage'),
         (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild'),
-        (s.DEPLOYWAIT, s.EVENT_DONE, 'fail, resume'),
+        (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, fail, resume'),
+        (s.MANAGEABLE, s.EVENT_DEPLOY, 'clean, provide'),
         (s.DEPLOYING, s.EVENT_RESUME, 'done, fail, wait'),
     )
     @ddt.unpack
@@ -67,6 +68,32 @@ class TransitionTest(oslotest_base.BaseTestCase):
     def test_a_failed_deploy_can_be_retried(self, event):
         self.assertEqual(s.DEPLOYING,
                          state_machine.next_state(s.DEPLOYFAIL, event))
+
+    @ddt.data(s.CLEANWAIT, s.DEPLOYWAIT)
+    def test_an_operator_may_abort_a_flow_that_waits(self, state):
+        self.assertIn(state_machine.next_state(state, s.EVENT_ABORT),
+                      s.FAILURE_STATES)
+
+    def test_manual_cleaning_keeps_heading_back_to_manageable(self):
+        walked, target = [], s.MANAGEABLE
+        state = state_machine.next_state(s.MANAGEABLE, s.EVENT_CLEAN)
+        for event in (s.EVENT_WAIT, s.EVENT_RESUME):
+            new = state_machine.next_state(state, event)
+            target = state_machine.target_after(state, target, new)
+            state = new
+            walked.append((state, target))
+        self.assertEqual([(s.CLEANWAIT, s.MANAGEABLE),
+                          (s.CLEANING, s.MANAGEABLE)], walked)
+        self.assertEqual(s.MANAGEABLE,
+                         state_machine.next_state(state, s.EVENT_MANAGE))
+
+    def test_a_flow_started_from_a_stable_state_gets_the_usual_target(self):
+        self.assertEqual(s.AVAILABLE, state_machine.target_after(
+            s.MANAGEABLE, None, s.CLEANING))
+        self.assertEqual(s.AVAILABLE, state_machine.target_after(
+            s.DELETING, s.AVAILABLE, s.CLEANING))
+        self.assertIsNone(state_machine.target_after(
+            s.CLEANING, s.MANAGEABLE, s.MANAGEABLE))
 
     def test_stable_states_head_nowhere(self):
         for state in s.STABLE_STATES + s.FAILURE_STATES:

@@ -29,7 +29,7 @@ class DeployWithStepsTest(base.ConductorTestCase):
         self.assertEqual(1, node.driver_internal_info['deploy_step_index'])
         self.assertEqual(states.ACTIVE, node.target_provision_state)
         # When the agent heartbeats
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         # Then the remaining steps run and the bookkeeping is gone
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertEqual({}, node.deploy_step)
@@ -52,7 +52,7 @@ class DeployWithStepsTest(base.ConductorTestCase):
             driver_info={'fake_fail_step': 'boot.prepare_instance_boot'})
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.DEPLOYFAIL)
         self.assertEqual({'interface': 'boot',
                           'step': 'prepare_instance_boot',
@@ -152,9 +152,169 @@ class TransactionCostTest(base.ConductorTestCase):
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         writes = recorded.node_writes()
         self.assertEqual(5, len(writes), writes)
+        # The agent's lookup: lock, then store the token it hands out with
+        # the lock dropped (once per flow).
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        self.assertEqual(7, len(recorded.node_writes()))
         # Lock; leaving the wait rides with the next step's record; three
         # steps; active with the lock dropped in the same write.
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.rpcapi.heartbeat(self.context, node.uuid, agent_token=token)
         self.wait_for_state(node, states.ACTIVE)
         writes = recorded.node_writes()
-        self.assertEqual(10, len(writes), writes)
+        self.assertEqual(12, len(writes), writes)
+
+
+class UserDeployStepsTest(base.ConductorTestCase):
+
+    RAID = {'raid_config': {'logical_disks': [{'size_gb': 10,
+                                               'raid_level': '1'}]}}
+    BIOS = {'settings': [{'name': 'LogicalProc', 'value': 'Enabled'}]}
+
+    def test_requested_raid_and_bios_steps_run_in_priority_order(self):
+        node = self.make_available()
+        deploy_steps = [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'priority': 90, 'args': self.RAID},
+            {'interface': 'bios', 'step': 'apply_configuration',
+             'priority': 95, 'args': self.BIOS}]
+        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False,
+                                   deploy_steps=deploy_steps)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(['deploy.deploy', 'bios.apply_configuration',
+                          'raid.apply_configuration'] + DEFAULT_ORDER[1:],
+                         labels(node.driver_internal_info['deploy_steps']))
+        self.assertEqual(3, node.driver_internal_info['deploy_step_index'])
+        self.assertEqual(self.RAID['raid_config'],
+                         node.driver_internal_info['fake_raid_config'])
+        self.assertEqual(self.BIOS['settings'],
+                         node.driver_internal_info['fake_bios_settings'])
+        self.agent_heartbeat(node)
+        self.wait_for_state(node, states.ACTIVE)
+
+    def test_a_refused_request_leaves_the_node_as_it_was(self):
+        node = self.make_available()
+        exc = self.assertRaises(
+            exception.InvalidRequestedSteps, self.rpcapi.do_node_deploy,
+            self.context, node.uuid, rebuild=False, deploy_steps=[
+                {'interface': 'raid', 'step': 'apply_configuration',
+                 'priority': 90, 'args': {'raid_konfig': {}}}])
+        self.assertIn('raid_konfig', str(exc))
+        self.assertNodeUnchanged(node)
+
+    def test_rebuild_is_explicit(self):
+        node = self.make_available()
+        exc = self.assertRaises(exception.InvalidStateRequested,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=True)
+        self.assertIn("'rebuild'", str(exc))
+
+    def test_deploy_steps_on_a_legacy_interface_are_refused(self):
+        node = self.make_available(deploy_interface='fake-legacy')
+        exc = self.assertRaises(
+            exception.InvalidParameterValue, self.rpcapi.do_node_deploy,
+            self.context, node.uuid, rebuild=False, deploy_steps=[
+                {'interface': 'deploy', 'step': 'deploy', 'priority': 0,
+                 'args': {}}])
+        self.assertIn('legacy way', str(exc))
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+
+class DeployTemplateTest(base.ConductorTestCase):
+    """Deploy templates named by the instance's traits bring their steps."""
+
+    RAID = {'raid_config': {'logical_disks': [{'size_gb': 10,
+                                               'raid_level': '1'}]}}
+    BIOS = {'settings': [{'name': 'LogicalProc', 'value': 'Enabled'}]}
+
+    def make_template(self, name, steps):
+        template = objects.DeployTemplate(self.context, name=name,
+                                          steps=steps, extra={})
+        template.create()
+        return template
+
+    def node_asking_for(self, *traits, node_traits=None):
+        node = self.make_available()
+        self.rpcapi.add_node_traits(
+            self.context, node.uuid,
+            list(node_traits if node_traits is not None else traits))
+        node = objects.Node.get(self.context, node.uuid)
+        node.instance_info = {'traits': list(traits)}
+        node.save()
+        return node
+
+    def setUp(self):
+        super().setUp()
+        self.make_template('CUSTOM_RAID1', [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'priority': 90, 'args': self.RAID}])
+        self.make_template('CUSTOM_HT_ON', [
+            {'interface': 'bios', 'step': 'apply_configuration',
+             'priority': 95, 'args': self.BIOS}])
+
+    def test_every_named_template_runs_its_steps_in_priority_order(self):
+        node = self.node_asking_for('CUSTOM_RAID1', 'CUSTOM_HT_ON')
+        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual(['deploy.deploy', 'bios.apply_configuration',
+                          'raid.apply_configuration'] + DEFAULT_ORDER[1:],
+                         labels(node.driver_internal_info['deploy_steps']))
+        self.assertEqual(self.RAID['raid_config'],
+                         node.driver_internal_info['fake_raid_config'])
+        self.assertEqual(self.BIOS['settings'],
+                         node.driver_internal_info['fake_bios_settings'])
+
+    def test_a_node_trait_not_asked_for_brings_no_template(self):
+        node = self.node_asking_for('CUSTOM_HT_ON',
+                                    node_traits=['CUSTOM_HT_ON',
+                                                 'CUSTOM_RAID1'])
+        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        planned = labels(node.driver_internal_info['deploy_steps'])
+        self.assertIn('bios.apply_configuration', planned)
+        self.assertNotIn('raid.apply_configuration', planned)
+
+    def test_user_steps_override_template_steps(self):
+        node = self.node_asking_for('CUSTOM_RAID1', 'CUSTOM_HT_ON')
+        self.rpcapi.do_node_deploy(
+            self.context, node.uuid, rebuild=False, deploy_steps=[
+                {'interface': 'raid', 'step': 'apply_configuration',
+                 'priority': 0, 'args': {}}])
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        planned = labels(node.driver_internal_info['deploy_steps'])
+        self.assertIn('bios.apply_configuration', planned)
+        self.assertNotIn('raid.apply_configuration', planned)
+
+    def test_instance_traits_must_be_traits_of_the_node(self):
+        node = self.node_asking_for('CUSTOM_RAID1', node_traits=[])
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=False)
+        self.assertIn('CUSTOM_RAID1', str(exc))
+        self.assertIn('does not have', str(exc))
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_a_template_step_the_node_cannot_run_is_refused_naming_it(self):
+        self.make_template('CUSTOM_TYPO', [
+            {'interface': 'raid', 'step': 'apply_configuraton',
+             'priority': 90, 'args': {}}])
+        node = self.node_asking_for('CUSTOM_TYPO')
+        exc = self.assertRaises(exception.InvalidRequestedSteps,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=False)
+        self.assertIn('deploy template(s) CUSTOM_TYPO', str(exc))
+        self.assertIn('raid.apply_configuraton', str(exc))
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_two_templates_may_not_both_set_one_step(self):
+        self.make_template('CUSTOM_RAID0', [
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'priority': 80, 'args': self.RAID}])
+        node = self.node_asking_for('CUSTOM_RAID1', 'CUSTOM_RAID0')
+        exc = self.assertRaises(exception.InvalidRequestedSteps,
+                                self.rpcapi.do_node_deploy, self.context,
+                                node.uuid, rebuild=False)
+        self.assertIn('raid.apply_configuration is asked for twice',
+                      str(exc))

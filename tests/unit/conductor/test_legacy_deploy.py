@@ -86,7 +86,7 @@ class LegacyDeployTest(tests_base.ConductorTestCase):
         self.assertEqual({}, node.deploy_step)
         self.assertNotIn('deploy_steps', node.driver_internal_info)
         # When the agent heartbeats, continue_deploy() finishes the deploy
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertEqual(['deploy', 'continue_deploy'], interface.calls)
         self.assertEqual({'image_written': True}, node.extra)

@@ -31,12 +31,14 @@ class RollingUpgradeTest(base.TestCase):
         rpcapi._hash_ring().reset()
         self.addCleanup(rpcapi._hash_ring().reset)
         self.rpcapi = rpcapi.ConductorAPI()
+        self._agent_tokens = {}
         self.useFixture(fixtures.MockPatchObject(
             deployments, '_warned_legacy', set()))
         self.deploy_log = self.useFixture(fixtures.FakeLogger(
             name='ironic_steps.conductor.deployments'))
 
     wait_for_state = base.ConductorTestCase.wait_for_state
+    agent_heartbeat = base.ConductorTestCase.agent_heartbeat
 
     def available_node(self, **fields):
         node = self.create_node(**fields)
@@ -52,7 +54,7 @@ class RollingUpgradeTest(base.TestCase):
         node.target_provision_state = states.ACTIVE
         node.save()
         # When its agent heartbeats to a new conductor
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         # Then the legacy continue_deploy() finishes it, with a warning
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertNotIn('deploy_steps', node.driver_internal_info or {})
@@ -70,7 +72,7 @@ class RollingUpgradeTest(base.TestCase):
         self.assertNotEqual(owner, survivor)
         # The agent's heartbeat reaches the survivor, which resumes the
         # stored plan at the next step.
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertEqual({}, node.deploy_step)
         self.assertEqual('disk',

@@ -4,6 +4,7 @@ The steps here belong to a test-only hardware type served by
 :class:`tests.plugins.HardwarePlugin` as if it were installed.
 """
 
+from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.drivers import base
 from ironic_steps import objects
@@ -155,13 +156,13 @@ class StepRunnerTest(tests_base.ConductorTestCase):
         self.assertEqual('write_image', node.deploy_step['step'])
         self.assertEqual(0, node.driver_internal_info['deploy_step_index'])
         # A heartbeat runs the synchronous step and waits at the next one
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertEqual('configure_agent', node.deploy_step['step'])
         self.assertEqual(2, node.driver_internal_info['deploy_step_index'])
         self.assertEqual(states.ACTIVE, node.target_provision_state)
         # The second heartbeat finishes the plan
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.ACTIVE)
         self.assertEqual({'finished': True}, node.extra)
         self.assertEqual({}, node.deploy_step)
@@ -172,21 +173,26 @@ class StepRunnerTest(tests_base.ConductorTestCase):
     def test_a_heartbeat_while_nothing_waits_changes_nothing(self):
         node = self.deploy(TwoAsync())
         node = self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         node = self.wait_for_state(node, states.ACTIVE)
         before = node.obj_to_primitive()
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        # The flow is over: its token is forgotten, the heartbeat refused.
+        self.assertRaises(exception.InvalidAgentToken, self.rpcapi.heartbeat,
+                          self.context, node.uuid,
+                          agent_token=self._agent_tokens[node.uuid])
         self.assertEqual(before, objects.Node.get(
             self.context, node.uuid).obj_to_primitive())
 
-    def test_steps_that_cannot_be_ordered_fail_the_deploy_clearly(self):
-        node = self.deploy(Conflicting())
-        node = self.wait_for_state(node, states.DEPLOYFAIL)
-        self.assertIn('deploy.partition, deploy.write_image',
-                      node.last_error)
-        self.assertIn('same priority 40', node.last_error)
-        self.assertIn('bug in the driver', node.last_error)
-        self.assertEqual({}, node.deploy_step)
-        self.assertNotIn('deploy_steps', node.driver_internal_info)
+    def test_steps_that_cannot_be_ordered_refuse_the_deploy_clearly(self):
+        exc = self.assertRaises(exception.DriverStepConflict, self.deploy,
+                                Conflicting())
+        self.assertEqual(409, exc.code)
+        self.assertIn('deploy.partition, deploy.write_image', str(exc))
+        self.assertIn('same priority 40', str(exc))
+        self.assertIn('bug in the driver', str(exc))
+        node = objects.Node.list(self.context)[0]
+        self.assertEqual(states.AVAILABLE, node.provision_state)
+        self.assertFalse(node.deploy_step)
+        self.assertNotIn('deploy_steps', node.driver_internal_info or {})

@@ -22,6 +22,10 @@ from tests import base
 
 INITIAL = '2c1f0b4d9e01'
 ADD_DEPLOY_STEP = '7b3e5d2a8f10'
+CREATE_CONDUCTORS = '9d4c1e7a2b35'
+CREATE_TRAITS_AND_TEMPLATES = '4f2a9c8e1b63'
+_TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
+                         'deploy_template_steps'}
 
 
 def head_revision():
@@ -72,6 +76,21 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual(revisions[applied:], migration.pending())
             if revision == ADD_DEPLOY_STEP:
                 self.assertIn('deploy_step', self.node_columns())
+
+    def test_traits_and_templates_tables_come_with_their_revision(self):
+        migration.upgrade(CREATE_CONDUCTORS)
+        tables = set(sa.inspect(sqlalchemy_api.get_engine()).get_table_names())
+        self.assertEqual(set(), tables & _TRAITS_AND_TEMPLATES)
+        migration.upgrade(CREATE_TRAITS_AND_TEMPLATES)
+        inspector = sa.inspect(sqlalchemy_api.get_engine())
+        self.assertLessEqual(_TRAITS_AND_TEMPLATES,
+                             set(inspector.get_table_names()))
+        # Rows of a node or template go with it.
+        for table, parent in (('node_traits', 'nodes'),
+                              ('deploy_template_steps', 'deploy_templates')):
+            [foreign_key] = inspector.get_foreign_keys(table)
+            self.assertEqual(parent, foreign_key['referred_table'])
+            self.assertEqual('CASCADE', foreign_key['options']['ondelete'])
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -7,6 +7,7 @@ from ironic_steps.db import api as db_api
 from tests import base
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
 
 
@@ -69,5 +70,20 @@ class NodeReadWriteOnPostgreSQLTest(test_node.ReadWriteTest):
 
 class TransactionCostOnPostgreSQLTest(test_deployments.TransactionCostTest):
     """One write per transition on PostgreSQL too (UPDATE ... RETURNING)."""
+
+    database = base.PostgreSQLDatabase
+
+
+class NodeTraitsOnPostgreSQLTest(test_node.TraitsTest):
+    """Node traits: one-query reads (string_agg), cascades, all-or-nothing
+    writes, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class DeployTemplatesOnPostgreSQLTest(
+        test_deploy_template.DeployTemplateTest):
+    """Template queries (joins, keyset pages, unique names, cascades) on
+    PostgreSQL."""
 
     database = base.PostgreSQLDatabase

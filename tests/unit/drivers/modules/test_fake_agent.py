@@ -13,7 +13,7 @@ class FakeAgentTest(base.TestCase):
         sent, done = [], threading.Event()
         remaining = list(stages)
 
-        def stage(node_uuid, step_index):
+        def stage(node_uuid, kind, step_index):
             current = remaining.pop(0) if remaining else fake_agent.MOVED_ON
             if not remaining:
                 done.set()

@@ -1,0 +1,71 @@
+"""/v1/lookup: an agent finds its node and gets its agent token.
+
+Open to callers without credentials, like the heartbeat (see the
+``baremetal:driver:ipa_lookup`` policy).  Only a node that an agent serves
+now (deploying, cleaning, or waiting in either) can be looked up; any
+other is not found, so the endpoint tells strangers nothing.  The first
+lookup of a flow hands out the agent token (API 1.62) that the agent's
+heartbeats must carry; later ones show it masked.
+
+We have no ports yet, so agents look up by ``node_uuid`` (a whole UUID, in
+either case); ``addresses`` (MAC addresses) is accepted for the clients
+that send both, and ignored.
+"""
+
+import flask
+
+from ironic_steps.api import errors
+from ironic_steps.api import identifiers
+from ironic_steps.api import masking
+from ironic_steps.api import policy
+from ironic_steps.api import query
+from ironic_steps.api import responses
+from ironic_steps.api import versions
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps import objects
+
+blueprint = flask.Blueprint('lookup', __name__, url_prefix='/v1/lookup')
+
+_ENDPOINT_VERSION = (1, versions.MINOR_22_LOOKUP_HEARTBEAT)
+_TOKEN_VERSION = (1, versions.MINOR_62_AGENT_TOKEN)
+#: The node fields an agent needs, as Ironic returns them.
+_NODE_FIELDS = ('uuid', 'properties', 'instance_info',
+                'driver_internal_info')
+
+
+@blueprint.get('')
+def lookup():
+    version = flask.g.version
+    if version < _ENDPOINT_VERSION:
+        raise errors.EndpointNotInVersion(
+            path=flask.request.path,
+            needed=versions.to_string(_ENDPOINT_VERSION),
+            version=versions.to_string(version))
+    policy.authorize('baremetal:driver:ipa_lookup', flask.g.context)
+    args = flask.request.args
+    query.check_known(args, ('node_uuid', 'addresses'))
+    node_uuid = args.get('node_uuid')
+    if node_uuid is None:
+        raise exception.MissingParameterValue(
+            err='A lookup needs node_uuid (lookup by MAC addresses needs '
+                'ports, which this service does not have yet).')
+    if not identifiers.is_uuid(node_uuid):
+        raise exception.InvalidParameterValue(
+            err='node_uuid must be a UUID, got %r' % (node_uuid,))
+    node_uuid = node_uuid.lower()
+    node = objects.Node.get_row(flask.g.context, node_uuid)
+    if node.provision_state not in states.AGENT_STATES:
+        raise exception.NodeNotFound(node=node_uuid)
+    config = {}
+    # Below 1.62 the agent could not read the token: hand none out.
+    if version >= _TOKEN_VERSION:
+        token = flask.g.rpcapi.get_node_with_token(flask.g.context,
+                                                   node.uuid)
+        if token is not None:
+            config.update(agent_token=token, agent_token_required=True)
+    return responses.json_response({
+        'node': {field: masking.mask(getattr(node, field) or {})
+                 if field != 'uuid' else node.uuid
+                 for field in _NODE_FIELDS},
+        'config': config})

@@ -1,0 +1,575 @@
+"""The API's HTTP server: a request runs only once it has arrived whole.
+
+::
+
+    server = Server(application, '127.0.0.1', 6385, threads=1, timeout=10,
+                    max_body=1024 * 1024)
+    server.prepare()                     # bind and listen: port known
+    threading.Thread(target=server.serve).start()
+    server.stop()                        # running requests finish first
+
+1. **One I/O thread owns every socket.**  It accepts connections and reads
+   what each client sends into that connection's buffer, without ever
+   blocking on one client, until :class:`http_request.RequestReader` says
+   a whole request (head and body) is there, within its limits.
+2. **A whole request runs on a request thread.**  With ``threads=1`` (the
+   all-in-one service) that is the I/O thread itself: no hand-over between
+   threads, which on a busy interpreter costs more than the request.  With
+   more, a pool of that many threads runs requests, for an API whose
+   requests wait on conductors.  Either way the response is sent without
+   blocking; whatever the client does not take at once is sent by the I/O
+   thread as the client reads it.
+3. **Every client has deadlines** (``timeout``, ``[api] client_timeout``):
+   a request must arrive whole within it of its first byte (else 408 and
+   the connection is closed), a response must be taken within it, and an
+   idle keep-alive connection is closed after it.  Past
+   ``max_connections``, the connection that has waited longest without a
+   running request is closed to make room.
+
+So a client that sends slowly, sends half a request or sends nothing holds
+a buffer and a file descriptor for a bounded time, never a thread, and
+every other client is served meanwhile.  What the server answers itself
+(refused framing, limits, timeouts: see :mod:`http_request`) is in
+Ironic's JSON error format and closes the connection.  This module knows
+nothing of the API: it serves any WSGI application (PEP 3333), each
+request's body in ``wsgi.input`` with ``CONTENT_LENGTH`` set.
+"""
+
+import collections
+import email.utils
+import io
+import queue
+import resource
+import selectors
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+
+from oslo_log import log
+
+from ironic_steps.api import errors
+from ironic_steps.api import http_request
+
+LOG = log.getLogger(__name__)
+
+_RECV_SIZE = 65536
+#: How long a refused client may go on sending before the socket closes:
+#: closing with unread bytes would reset the connection and could destroy
+#: the error answer before the client reads it.
+_LINGER = 2.0
+#: How often deadlines are looked at, in seconds.
+_CHECK_EVERY = 0.25
+_GENERIC_500 = ('An unexpected error prevented the server from fulfilling '
+                'the request; the details are in the server log.')
+
+# What a connection is doing.
+_READING = 'reading'      # waiting for (the rest of) a request
+_RUNNING = 'running'      # its request is running; the I/O thread waits
+_WRITING = 'writing'      # its response is being sent
+_LINGERING = 'lingering'  # answered and closing: draining what comes
+
+
+def default_max_connections():
+    """Half the process's file descriptors: the rest stay for the database,
+    the message bus and logs."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(16, soft // 2)
+
+
+class _Connection:
+    __slots__ = ('sock', 'address', 'buffer', 'reader', 'state', 'deadline',
+                 'started', 'out', 'close_after', 'events', 'since')
+
+    def __init__(self, sock, address, max_body, now, timeout):
+        self.sock = sock
+        self.address = address
+        self.buffer = bytearray()
+        self.reader = http_request.RequestReader(max_body)
+        self.state = _READING
+        self.deadline = now + timeout
+        #: Whether part of a request has arrived (its deadline runs).
+        self.started = False
+        self.out = None
+        self.close_after = False
+        self.events = 0
+        self.since = now
+
+
+class _DateHeader:
+    """The Date header value, formatted once a second."""
+
+    def __init__(self):
+        self._second = None
+        self._value = None
+
+    def __call__(self):
+        second = int(time.time())
+        if second != self._second:
+            self._value = email.utils.formatdate(second, usegmt=True)
+            self._second = second
+        return self._value
+
+
+class Server:
+    """A WSGI server for ``application`` on ``host``:``port``."""
+
+    def __init__(self, application, host, port, threads=1, timeout=10,
+                 max_body=1024 * 1024, max_connections=None):
+        self.application = application
+        self.host = host
+        self.requested_port = port
+        self.threads = threads
+        self.timeout = timeout
+        self.max_body = max_body
+        self.max_connections = max_connections or default_max_connections()
+        self._listener = None
+        self.port = None
+        self._selector = None
+        self._connections = {}
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._date = _DateHeader()
+        self._pool = []
+        self._queue = None
+        self._done = collections.deque()
+        self._wake_r = self._wake_w = None
+
+    # --- life cycle -------------------------------------------------------
+
+    def prepare(self):
+        """Bind and listen, so that :attr:`bind_addr` is known."""
+        family, kind, proto, _, address = socket.getaddrinfo(
+            self.host, self.requested_port, type=socket.SOCK_STREAM,
+            flags=socket.AI_PASSIVE)[0]
+        listener = socket.socket(family, kind, proto)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(socket.SOMAXCONN)
+        listener.setblocking(False)
+        self._listener = listener
+        self.port = listener.getsockname()[1]
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(listener, selectors.EVENT_READ, None)
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ,
+                                self._wake_r)
+
+    @property
+    def bind_addr(self):
+        return self._listener.getsockname()[:2]
+
+    def serve(self):
+        """Serve until :meth:`stop`; run it on a thread of its own."""
+        if self.threads > 1:
+            self._queue = queue.SimpleQueue()
+            self._pool = [threading.Thread(target=self._work, daemon=True,
+                                           name='api-request-%d' % number)
+                          for number in range(self.threads)]
+            for thread in self._pool:
+                thread.start()
+        try:
+            self._loop()
+        finally:
+            for _ in self._pool:
+                self._queue.put(None)
+            for thread in self._pool:
+                thread.join()
+            for conn in list(self._connections.values()):
+                self._close(conn)
+            self._selector.close()
+            self._wake_r.close()
+            self._wake_w.close()
+            self._stopped.set()
+
+    def stop(self, timeout=30):
+        """Stop accepting; let running requests finish; close everything."""
+        self._stopping = True
+        self._wake()
+        self._stopped.wait(timeout)
+
+    # --- the I/O loop -----------------------------------------------------
+
+    def _loop(self):
+        next_check = time.monotonic() + _CHECK_EVERY
+        stop_by = None
+        while True:
+            if self._stopping:
+                if stop_by is None:
+                    stop_by = time.monotonic() + self.timeout
+                    self._stop_listening()
+                if self._quiet() or time.monotonic() > stop_by:
+                    return
+            for key, events in self._selector.select(_CHECK_EVERY):
+                self._on_event(key, events)
+            now = time.monotonic()
+            if now >= next_check:
+                next_check = now + _CHECK_EVERY
+                self._expire(now)
+
+    def _on_event(self, key, events):
+        if key.data is None:
+            self._accept()
+        elif key.data is self._wake_r:
+            self._handed_back()
+        else:
+            conn = key.data
+            try:
+                if events & selectors.EVENT_READ:
+                    self._on_readable(conn)
+                if events & selectors.EVENT_WRITE and conn.out is not None:
+                    self._send(conn)
+                    self._sent(conn)
+            except Exception:
+                # The loop serves everyone: a bug on one connection ends
+                # that connection, not the server.
+                LOG.exception('Unexpected error on the connection from %s',
+                              conn.address)
+                self._close(conn)
+
+    def _stop_listening(self):
+        self._selector.unregister(self._listener)
+        self._listener.close()
+        for conn in list(self._connections.values()):
+            if conn.state in (_READING, _LINGERING):
+                self._close(conn)
+
+    def _quiet(self):
+        return not any(conn.state in (_RUNNING, _WRITING)
+                       for conn in self._connections.values())
+
+    def _watch(self, conn, events):
+        if events == conn.events:
+            return
+        if not events:
+            self._selector.unregister(conn.sock)
+        elif not conn.events:
+            self._selector.register(conn.sock, events, conn)
+        else:
+            self._selector.modify(conn.sock, events, conn)
+        conn.events = events
+
+    def _accept(self):
+        for _ in range(64):
+            try:
+                sock, address = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                # Out of file descriptors, most likely: make room.
+                LOG.warning('Cannot accept a connection: %s', exc)
+                self._evict()
+                return
+            if len(self._connections) >= self.max_connections:
+                self._evict()
+            sock.setblocking(False)
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            now = time.monotonic()
+            conn = _Connection(sock, address, self.max_body, now,
+                               self.timeout)
+            self._connections[sock.fileno()] = conn
+            self._watch(conn, selectors.EVENT_READ)
+
+    def _evict(self):
+        waiting = [conn for conn in self._connections.values()
+                   if conn.state != _RUNNING]
+        if waiting:
+            oldest = min(waiting, key=lambda conn: conn.since)
+            LOG.warning('Too many connections (%d): closing the one from '
+                        '%s, %s for %.1f s', len(self._connections),
+                        oldest.address, oldest.state,
+                        time.monotonic() - oldest.since)
+            self._close(oldest)
+
+    def _on_readable(self, conn):
+        try:
+            data = conn.sock.recv(_RECV_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._close(conn)
+            return
+        if not data:
+            self._close(conn)
+            return
+        if conn.state != _READING:
+            return   # lingering: what comes now is thrown away
+        if not conn.started:
+            conn.started = True
+            conn.deadline = time.monotonic() + self.timeout
+        conn.buffer += data
+        self._advance(conn)
+
+    def _advance(self, conn):
+        """Run the requests the buffer holds whole, one after the other.
+
+        A loop, not recursion: a client may pipeline thousands of requests
+        in one packet.
+        """
+        while conn.state == _READING and conn.buffer:
+            try:
+                request = conn.reader.feed(conn.buffer)
+                if request is None:
+                    if conn.reader.wants_continue():
+                        self._send_interim(
+                            conn, b'HTTP/1.1 100 Continue\r\n\r\n')
+                    return
+            except http_request.HTTPError as exc:
+                self._answer_error(conn, exc)
+                return
+            conn.state = _RUNNING
+            conn.since = time.monotonic()
+            if self._queue is not None:
+                self._watch(conn, 0)
+                self._queue.put((conn, request))
+                return
+            self._run(conn, request)
+            self._after_run(conn, advance=False)
+
+    def _handed_back(self):
+        try:
+            while self._wake_r.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+        while self._done:
+            conn = self._done.popleft()
+            if conn.sock.fileno() in self._connections:
+                self._after_run(conn)
+
+    def _after_run(self, conn, advance=True):
+        """On the I/O thread, once a request ran: send, then read on."""
+        now = time.monotonic()
+        conn.since = now
+        if conn.out is not None:
+            conn.state = _WRITING
+            conn.deadline = now + self.timeout
+            self._watch(conn, selectors.EVENT_WRITE)
+            return
+        self._sent(conn, advance)
+
+    def _sent(self, conn, advance=True):
+        """What follows a response: more of it, closing, or the next one."""
+        if conn.out is not None:
+            return
+        if conn.close_after:
+            self._linger(conn)
+            return
+        now = time.monotonic()
+        conn.state = _READING
+        conn.since = now
+        conn.started = bool(conn.buffer)
+        conn.deadline = now + self.timeout
+        self._watch(conn, selectors.EVENT_READ)
+        if advance:
+            self._advance(conn)
+
+    def _linger(self, conn):
+        if self._stopping:
+            self._close(conn)
+            return
+        try:
+            conn.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            self._close(conn)
+            return
+        conn.state = _LINGERING
+        conn.deadline = time.monotonic() + _LINGER
+        self._watch(conn, selectors.EVENT_READ)
+
+    def _expire(self, now):
+        for conn in list(self._connections.values()):
+            if conn.state == _RUNNING or now < conn.deadline:
+                continue
+            if conn.state == _READING and conn.started:
+                self._answer_error(conn, http_request.HTTPError(
+                    408, 'The request did not arrive whole within %d '
+                         'seconds ([api] client_timeout).' % self.timeout))
+            else:
+                # Idle, or not taking its response, or done lingering.
+                self._close(conn)
+
+    def _close(self, conn):
+        fileno = conn.sock.fileno()
+        if fileno < 0:
+            return
+        if conn.events:
+            self._selector.unregister(conn.sock)
+            conn.events = 0
+        self._connections.pop(fileno, None)
+        conn.sock.close()
+
+    # --- sending ----------------------------------------------------------
+
+    def _send(self, conn):
+        """Send what the socket takes now; on any thread."""
+        try:
+            sent = conn.sock.send(conn.out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            # The client went away: nothing more to send or read.
+            conn.out = None
+            conn.close_after = True
+            return
+        conn.out = conn.out[sent:] if sent < len(conn.out) else None
+
+    def _send_interim(self, conn, data):
+        try:
+            conn.sock.send(data)
+        except OSError:
+            pass   # the client sends its body after a while anyway
+
+    def _answer_error(self, conn, exc):
+        LOG.debug('Refused a request from %s: %s %s', conn.address,
+                  exc.status.value, exc.message)
+        payload = errors.body(exc.status.value, exc.message)
+        head = ('HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n'
+                'Content-Length: %d\r\nDate: %s\r\nConnection: close\r\n\r\n'
+                % (exc.status.value, exc.status.phrase, len(payload),
+                   self._date()))
+        conn.out = memoryview(head.encode('ascii') + payload)
+        conn.close_after = True
+        self._send(conn)
+        self._after_run(conn)
+
+    # --- running a request --------------------------------------------------
+
+    def _work(self):
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            conn, request = item
+            try:
+                self._run(conn, request)
+            except Exception:
+                LOG.exception('Unexpected error running a request')
+                conn.out, conn.close_after = None, True
+            finally:
+                self._done.append(conn)
+                self._wake()
+
+    def _wake(self):
+        try:
+            self._wake_w.send(b'\0')
+        except (BlockingIOError, InterruptedError):
+            pass   # already more wake-ups pending than needed
+        except OSError:
+            pass   # stopped
+
+    def _run(self, conn, request):
+        """Run ``request`` through the application and start sending."""
+        keep_alive = request.keep_alive and not self._stopping
+        try:
+            environ = self._environ(conn, request)
+        except http_request.HTTPError as exc:
+            status, headers, body = self._error(exc)
+            keep_alive = False
+        else:
+            status, headers, body = self._call(environ)
+        if request.method == 'HEAD':
+            body = b''
+        conn.out = memoryview(
+            self._head(request, status, headers, body, keep_alive) + body)
+        conn.close_after = not keep_alive
+        self._send(conn)
+
+    def _error(self, exc):
+        return ('%d %s' % (exc.status.value, exc.status.phrase),
+                [('Content-Type', 'application/json')],
+                errors.body(exc.status.value, exc.message))
+
+    def _call(self, environ):
+        """(status, headers, body bytes) of the application's answer."""
+        answer = []
+        chunks = []
+
+        def start_response(status, headers, exc_info=None):
+            if exc_info is not None and answer:
+                raise exc_info[1].with_traceback(exc_info[2])
+            answer[:] = [status, headers]
+            return chunks.append
+
+        try:
+            result = self.application(environ, start_response)
+            try:
+                chunks.extend(chunk for chunk in result if chunk)
+            finally:
+                if hasattr(result, 'close'):
+                    result.close()
+            if not answer:
+                raise RuntimeError('the application did not call '
+                                   'start_response')
+        except Exception:
+            LOG.exception('Unexpected error in the API application')
+            return self._error(http_request.HTTPError(500, _GENERIC_500))
+        return answer[0], answer[1], b''.join(chunks)
+
+    def _environ(self, conn, request):
+        target = request.target
+        if not target.startswith('/'):
+            parts = urllib.parse.urlsplit(target)
+            if parts.scheme not in ('http', 'https') or not parts.netloc:
+                raise http_request.HTTPError(
+                    400, 'The request target must be a path (/v1/...).')
+            target = urllib.parse.urlunsplit(
+                ('', '', parts.path or '/', parts.query, ''))
+        path, _, query = target.partition('?')
+        environ = {
+            'REQUEST_METHOD': request.method,
+            'SCRIPT_NAME': '',
+            'PATH_INFO': urllib.parse.unquote_to_bytes(
+                path.partition('#')[0]).decode('latin-1'),
+            'QUERY_STRING': query.partition('#')[0],
+            'SERVER_NAME': self.host,
+            'SERVER_PORT': str(self.port),
+            'SERVER_PROTOCOL': request.version,
+            'REMOTE_ADDR': conn.address[0] if conn.address else '',
+            'wsgi.version': (1, 0),
+            'wsgi.url_scheme': 'http',
+            'wsgi.input': io.BytesIO(request.body),
+            'wsgi.input_terminated': True,
+            'wsgi.errors': sys.stderr,
+            'wsgi.multithread': self.threads > 1,
+            'wsgi.multiprocess': False,
+            'wsgi.run_once': False,
+        }
+        if request.has_body:
+            environ['CONTENT_LENGTH'] = str(len(request.body))
+        for name, value in request.headers:
+            # Framing is the server's business; a name with '_' would read
+            # like one with '-' (X_User_Id for X-User-Id): both dropped.
+            if name in ('content-length', 'transfer-encoding') or (
+                    '_' in name):
+                continue
+            key = ('CONTENT_TYPE' if name == 'content-type'
+                   else 'HTTP_' + name.upper().replace('-', '_'))
+            environ[key] = ('%s,%s' % (environ[key], value)
+                            if key in environ else value)
+        return environ
+
+    def _head(self, request, status, headers, body, keep_alive):
+        lines = ['HTTP/1.1 %s\r\n' % status]
+        for name, value in headers:
+            lower = name.lower()
+            if lower in ('connection', 'transfer-encoding', 'keep-alive'):
+                continue   # the server's business
+            if lower == 'content-length' and request.method != 'HEAD':
+                continue   # written below, from the body itself
+            lines.append('%s: %s\r\n' % (name, value))
+        code = int(status[:3])
+        if request.method != 'HEAD' and code >= 200 and code not in (204,
+                                                                     304):
+            lines.append('Content-Length: %d\r\n' % len(body))
+        lines.append('Date: %s\r\n' % self._date())
+        if not keep_alive:
+            lines.append('Connection: close\r\n')
+        elif request.version == 'HTTP/1.0':
+            lines.append('Connection: keep-alive\r\n')
+        lines.append('\r\n')
+        return ''.join(lines).encode('latin-1')

@@ -1,0 +1,67 @@
+"""The agent token: the one secret that lets an agent resume its node.
+
+A flow that waits for its agent (deploy, cleaning) is resumed by the
+agent's heartbeat.  So that nobody else who can reach the API can resume it,
+the agent proves itself with a token, as in Ironic (API 1.62): the first
+lookup of the node during the flow hands a new random token out, once;
+every later lookup sees it masked; a heartbeat without it, or with another,
+is refused and changes nothing.  The token lives in
+``driver_internal_info['agent_secret_token']`` (masked in every API view,
+like any key naming a token) and is forgotten when the flow ends, fails or
+is aborted, so a late heartbeat resumes nothing.
+
+While pinned to a release from before tokens, none are handed out or
+required, since the conductors of that release neither store nor send them.
+"""
+
+import hmac
+import secrets
+
+from ironic_steps.common import exception
+from ironic_steps.common import release_mappings
+from ironic_steps.conf import CONF
+
+TOKEN_KEY = 'agent_secret_token'
+#: What a lookup shows once the token was handed out.
+MASK = '******'
+#: The first RPC version whose heartbeat carries the token.
+RPC_VERSION = '1.2'
+
+
+def required():
+    """Whether heartbeats must carry a token (not while pinned before)."""
+    pinned = release_mappings.pinned_release(CONF)
+    return pinned is None or release_mappings.rpc_at_least(pinned,
+                                                           RPC_VERSION)
+
+
+def hand_out(node):
+    """The token for the agent's lookup: new the first time, then masked.
+
+    The caller saves the node when a new token was made.
+    :returns: (token as shown, whether the node changed).
+    """
+    info = node.driver_internal_info or {}
+    if info.get(TOKEN_KEY):
+        return MASK, False
+    token = secrets.token_urlsafe(32)
+    node.driver_internal_info = {**info, TOKEN_KEY: token}
+    return token, True
+
+
+def check(node, token):
+    """:raises InvalidAgentToken: unless ``token`` is the node's token."""
+    if not required():
+        return
+    expected = (node.driver_internal_info or {}).get(TOKEN_KEY)
+    if (not expected or not isinstance(token, str)
+            or not hmac.compare_digest(expected.encode(), token.encode())):
+        raise exception.InvalidAgentToken()
+
+
+def forget(node):
+    """Drop the token (saved with the node's next save)."""
+    info = node.driver_internal_info or {}
+    if TOKEN_KEY in info:
+        node.driver_internal_info = {k: v for k, v in info.items()
+                                     if k != TOKEN_KEY}

@@ -1,0 +1,38 @@
+"""The flows a node can wait in, by the state it waits in.
+
+A node parked in a wait state is treated the same whatever the flow: its
+agent's heartbeat resumes it, a timeout fails it, an operator's abort stops
+it.  The conductor finds what to do through this table, never through a
+chain of per-flow cases, so every flow gets every behaviour; a new flow
+(servicing, verifying with an agent) is one more entry.
+"""
+
+import dataclasses
+import types
+import typing
+
+from ironic_steps.common import states
+from ironic_steps.conductor import cleaning
+from ironic_steps.conductor import deployments
+from ironic_steps.conductor import step_runner
+from ironic_steps.conf import CONF
+
+
+@dataclasses.dataclass(frozen=True)
+class WaitingFlow:
+    flow: step_runner.Flow
+    #: ``resume(task, worker)``: go on with the step after the one waiting.
+    resume: typing.Callable
+
+    @property
+    def timeout(self):
+        """Seconds a step may wait for its agent; 0 waits forever."""
+        return getattr(CONF.conductor, self.flow.timeout_option)
+
+
+BY_WAIT_STATE = types.MappingProxyType({
+    states.DEPLOYWAIT: WaitingFlow(step_runner.DEPLOY,
+                                   deployments.continue_node_deploy),
+    states.CLEANWAIT: WaitingFlow(step_runner.CLEAN,
+                                  cleaning.continue_node_clean),
+})

@@ -56,7 +56,7 @@ class PinnedBeforeStepRequestsTest(base.ApiTestCase):
         self.assertEqual('1.44', self.get('/v1/nodes', version='latest')
                          .headers[versions.MAX_HEADER])
         self.assertError(self.get('/v1/nodes', version='1.69'), 406,
-                         '[1.11, 1.44]')
+                         '[1.1, 1.44]')
 
     def test_manual_cleaning_and_abort_are_refused_naming_the_pin(self):
         node = self.create_node(name='node-1')

@@ -21,7 +21,7 @@ class ProtectedTest(base.ApiTestCase):
         node = self.make_available(name='node-1', **fields)
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         self.wait_for_state(node, states.DEPLOYWAIT)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.agent_heartbeat(node)
         return self.wait_for_state(node, states.ACTIVE)
 
     def protect(self):

@@ -109,7 +109,6 @@ class NewFieldsTest(base.ApiTestCase):
         self.assertNotIn('ports', listed)
 
     def test_a_node_at_1_44_has_every_field_ironic_shows_there(self):
-        # Ironic 1.44 fields, but traits (1.37), which node traits add.
         ironic_1_44 = {
             'uuid', 'name', 'driver', 'resource_class', 'instance_uuid',
             'chassis_uuid', 'provision_state', 'target_provision_state',
@@ -119,7 +118,7 @@ class NewFieldsTest(base.ApiTestCase):
             'inspection_finished_at', 'clean_step', 'deploy_step',
             'driver_info', 'driver_internal_info', 'instance_info',
             'properties', 'extra', 'raid_config', 'target_raid_config',
-            'bios_interface', 'boot_interface', 'console_interface',
+            'traits', 'bios_interface', 'boot_interface', 'console_interface',
             'deploy_interface', 'inspect_interface', 'management_interface',
             'network_interface', 'power_interface', 'raid_interface',
             'rescue_interface', 'storage_interface', 'vendor_interface',

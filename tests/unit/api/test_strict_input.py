@@ -15,6 +15,7 @@ from oslo_utils import uuidutils
 
 from ironic_steps.api import node_schema
 from ironic_steps.common import states
+from ironic_steps.db.sqlalchemy import models
 from ironic_steps import objects
 from tests.unit.api import base
 
@@ -237,10 +238,11 @@ class StrictPagingTest(base.ApiTestCase):
         self.assertEqual(['node-1', 'node-2'], [n['name'] for n in after])
 
 
-#: Every key the node list sorts on.
-SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
-             'provision_state', 'provision_updated_at', 'driver',
-             'resource_class', 'power_state', 'maintenance')
+#: Every key the node list sorts on: as in Ironic, every column but the
+#: JSON ones (text, booleans that may be NULL, times, ...).
+SORT_KEYS = tuple(sorted(
+    column.name for column in models.Node.__table__.c
+    if not isinstance(column.type, models.JSONEncoded)))
 
 
 @ddt.ddt
@@ -283,7 +285,8 @@ class SortAndPageTest(base.ApiTestCase):
         self.assertEqual(whole, self.pages(key, direction))
 
     @ddt.data('driver_info', 'extra', 'properties', 'instance_info',
-              'reservation', 'last_error', 'no_such_field')
+              'network_data', 'raid_config', 'traits', 'chassis_uuid',
+              'conductor', 'no_such_field')
     def test_other_keys_are_refused(self, key):
         self.assertError(self.get('/v1/nodes?sort_key=%s' % key), 400, key)
 

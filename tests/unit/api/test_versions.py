@@ -122,8 +122,11 @@ class DiscoveryTest(base.ApiTestCase):
     def test_v1_links_the_resources_of_the_version_asked(self):
         for version, resources in (
                 ('1.1', {'nodes', 'drivers'}),
-                ('1.22', {'nodes', 'drivers', 'heartbeat'}),
-                ('1.49', {'nodes', 'drivers', 'heartbeat', 'conductors'})):
+                ('1.22', {'nodes', 'drivers', 'lookup', 'heartbeat'}),
+                ('1.49', {'nodes', 'drivers', 'lookup', 'heartbeat',
+                          'conductors'}),
+                ('1.55', {'nodes', 'drivers', 'lookup', 'heartbeat',
+                          'conductors', 'deploy_templates'})):
             body = self.get('/v1', version=version).get_json()
             self.assertEqual(resources, {
                 key for key, value in body.items()

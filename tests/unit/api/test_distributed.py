@@ -1,5 +1,6 @@
 """The API under a release pin, and over oslo.messaging to conductors."""
 
+import ddt
 from oslo_messaging import conffixture
 
 from ironic_steps.api import versions
@@ -142,6 +143,7 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         self.assertNotIn('Traceback', message)
 
 
+@ddt.ddt
 class PinnedBeforeTheNodeApiTest(base.ApiTestCase):
     """Pinned to 0.2, the release before power, RAID, validation and the
     node fields of RPC 1.2 / Node 1.2: none of it is offered or written."""
@@ -174,6 +176,33 @@ class PinnedBeforeTheNodeApiTest(base.ApiTestCase):
                              'pin_release_version')
         stored = objects.Node.get(self.context, self.node.uuid)
         self.assertIsNone(stored.power_state)
+
+    def test_a_node_looks_as_release_0_2_showed_it(self):
+        body = self.get('/v1/nodes/node-1', version='1.44').get_json()
+        for field in ('traits', 'raid_config', 'fault', 'console_enabled',
+                      'inspection_started_at', 'network_interface',
+                      'console_interface', 'rescue_interface'):
+            self.assertNotIn(field, body)
+        self.assertIn('deploy_step', body)
+        self.assertError(self.get('/v1/nodes/node-1?fields=raid_config',
+                                  version='1.44'), 406, 'raid_config',
+                         'release 0.2')
+
+    @ddt.data(('network_interface', 'noop'),
+              ('console_interface', 'no-console'))
+    @ddt.unpack
+    def test_a_field_that_release_lacks_is_refused_not_dropped(
+            self, field, value):
+        node = objects.Node.get(self.context, self.node.uuid)
+        for response in (
+                self.patch('/v1/nodes/node-1', version='1.44', json=[
+                    {'op': 'replace', 'path': '/' + field,
+                     'value': value}]),
+                self.post('/v1/nodes', version='1.44', json={
+                    'driver': 'fake-hardware', field: value})):
+            self.assertError(response, 406, field, 'release 0.2')
+        self.assertNodeUnchanged(node)
+        self.assertEqual(1, len(objects.Node.list(self.context)))
 
     def test_maintenance_still_works_through_the_old_update(self):
         self.assertEqual(202, self.put('/v1/nodes/node-1/maintenance',

@@ -291,3 +291,59 @@ class OldVersionsTest(base.ApiTestCase):
     def test_an_invalid_name_is_400_not_404(self):
         self.assertError(self.get('/v1/nodes/bad%20name'), 400,
                          'bad name', 'UUID')
+
+
+@ddt.ddt
+class OldVersionsOnEveryEndpointTest(base.ApiTestCase):
+    """The gates on names hold wherever a URL names a node, not only on
+    GET /v1/nodes/{node}."""
+
+    #: (method, path under /v1/nodes/{node}, body) of endpoints that exist
+    #: at 1.4 and 1.9.
+    ENDPOINTS = (('GET', '', None), ('GET', '/states', None),
+                 ('GET', '/validate', None),
+                 ('PUT', '/states/power', {'target': 'power on'}),
+                 ('PUT', '/maintenance', {'reason': 'r'}),
+                 ('DELETE', '/maintenance', None),
+                 ('PATCH', '', [{'op': 'add', 'path': '/extra/a',
+                                 'value': 1}]),
+                 ('PUT', '/states/provision', {'target': 'deleted'}),
+                 ('DELETE', '', None))
+
+    def send(self, method, ident, path, body, version):
+        return self.request(method, '/v1/nodes/%s%s' % (ident, path),
+                            version=version, json=body)
+
+    @ddt.idata(ENDPOINTS)
+    @ddt.unpack
+    def test_before_1_5_a_name_is_not_found_anywhere(self, method, path,
+                                                     body):
+        node = self.create_node(name='node-1')
+        self.assertError(self.send(method, 'node-1', path, body, '1.4'),
+                         404, 'node-1')
+        self.assertNodeUnchanged(node)
+
+    @ddt.idata(ENDPOINTS)
+    @ddt.unpack
+    def test_before_1_10_a_name_that_is_not_a_host_name_is_400_anywhere(
+            self, method, path, body):
+        node = self.create_node(name='Node_1')
+        self.assertError(self.send(method, 'Node_1', path, body, '1.9'),
+                         400, 'Node_1')
+        self.assertNodeUnchanged(node)
+
+    def test_before_1_5_a_uuid_in_any_case_still_names_the_node(self):
+        node = self.create_node(name='node-1')
+        response = self.get('/v1/nodes/%s/states' % node.uuid.upper(),
+                            version='1.4')
+        self.assertEqual(200, response.status_code, response.data)
+
+    def test_before_1_2_available_reads_as_null_in_lists_too(self):
+        node = self.create_node()
+        node.provision_state = states.AVAILABLE
+        node.save()
+        for path in ('/v1/nodes', '/v1/nodes/detail'):
+            [listed] = self.get(path, version='1.1').get_json()['nodes']
+            self.assertIsNone(listed['provision_state'], path)
+            [listed] = self.get(path, version='1.2').get_json()['nodes']
+            self.assertEqual(states.AVAILABLE, listed['provision_state'])

@@ -28,6 +28,7 @@ from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
+from ironic_steps.api import query
 from ironic_steps.api import versions
 from ironic_steps.conductor import rpcapi
 
@@ -44,6 +45,7 @@ def _prepare_request():
     flask.g.version = versions.of(environ)
     flask.g.context = auth.request_context(environ)
     flask.g.rpcapi = flask.current_app.extensions[_RPCAPI]
+    query.check_no_nul(flask.request.args, flask.request.view_args)
 
 
 def _stamp_request_id(response):

@@ -200,12 +200,6 @@ def require(version, minor, feature):
             version=to_string(version))
 
 
-def require_endpoint(version, minor, path):
-    """:raises EndpointNotInVersion: (404) if ``version`` is below 1.minor.
-    """
-    check_endpoint(version, at(minor), path)
-
-
 def _parse(value, header):
     """``'1.44'`` -> (1, 44); ``'latest'`` -> the maximum."""
     value = value.strip()

@@ -113,6 +113,34 @@ class IdentifiersTest(RefusalMixin, base.ApiTestCase):
 
 
 @ddt.ddt
+class NulCharacterTest(RefusalMixin, base.ApiTestCase):
+    """A NUL character, which PostgreSQL cannot store in text, is refused
+    wherever a request can carry one (a 500 there, once)."""
+
+    def setUp(self):
+        super().setUp()
+        self.api_create(name='node-1')
+        self._before = self.snapshot()
+
+    @ddt.data('maintenance_reason', 'description', 'owner', 'lessee',
+              'protected_reason', 'retired_reason', 'extra')
+    def test_in_a_body_string_it_is_refused_and_nothing_written(self, field):
+        value = {'k\u0000': 'v'} if field == 'extra' else 'a\u0000b'
+        self.assertRefusedAndUnchanged(self.patch('/v1/nodes/node-1', json=[
+            {'op': 'add', 'path': '/' + field, 'value': value}]), 400, 'NUL')
+        self.assertRefusedAndUnchanged(self.put(
+            '/v1/nodes/node-1/maintenance', json={'reason': 'a\u0000'}),
+            400, 'NUL')
+
+    @ddt.data('/v1/nodes?owner=a%00', '/v1/nodes?description_contains=%00',
+              '/v1/nodes?driver=x%00', '/v1/nodes?x%00=1',
+              '/v1/nodes/a%00b', '/v1/conductors/a%00b',
+              '/v1/conductors?marker=a%00b', '/v1/nodes/node-1?reason=%00')
+    def test_in_a_url_it_is_refused(self, url):
+        self.assertRefusedAndUnchanged(self.get(url), 400, 'NUL')
+
+
+@ddt.ddt
 class StrictJSONTest(RefusalMixin, base.ApiTestCase):
 
     def setUp(self):

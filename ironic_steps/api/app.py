@@ -17,23 +17,27 @@ are answered in Ironic's JSON error format (:mod:`errors`).
 import flask
 
 from ironic_steps.api import auth
+from ironic_steps.api.controllers import conductors
 from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
+from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
+from ironic_steps.api import query
 from ironic_steps.api import versions
 from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
-               node_traits.blueprint, heartbeat.blueprint, lookup.blueprint,
-               drivers.blueprint, deploy_templates.blueprint)
+               node_maintenance.blueprint, node_traits.blueprint,
+               heartbeat.blueprint, lookup.blueprint, drivers.blueprint,
+               conductors.blueprint, deploy_templates.blueprint)
 
 
 def _prepare_request():
@@ -41,6 +45,7 @@ def _prepare_request():
     flask.g.version = versions.of(environ)
     flask.g.context = auth.request_context(environ)
     flask.g.rpcapi = flask.current_app.extensions[_RPCAPI]
+    query.check_no_nul(flask.request.args, flask.request.view_args)
 
 
 def _stamp_request_id(response):

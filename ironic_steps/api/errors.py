@@ -14,6 +14,7 @@ answered with a generic message that reveals nothing internal.
 
 import http
 import json
+import re
 
 import flask
 from oslo_log import log
@@ -112,6 +113,27 @@ class Forbidden(exception.IronicStepsException):
     code = http.HTTPStatus.FORBIDDEN
 
 
+# --- endpoints Ironic has that ironic-steps does not provide ----------------
+
+#: Paths of Ironic's API (up to 1.69) that ironic-steps does not serve; they
+#: answer 404 like any unknown path, saying so (api-ref lists them).
+_NOT_PROVIDED = re.compile(
+    r'^/v1/(?:(?P<top>chassis|ports|portgroups|volume|allocations|events)'
+    r'|drivers/[^/]+/(?P<driver>vendor_passthru|raid)'
+    r'|nodes/[^/]+/(?P<node>ports|portgroups|vifs|volume|bios|'
+    r'vendor_passthru|management|allocation|states/console|'
+    r'states/boot_device))(?:/|$)')
+
+
+def _not_found_message(path):
+    match = _NOT_PROVIDED.match(path)
+    message = 'The resource %s could not be found.' % path
+    if match is not None:
+        message += (' ironic-steps does not provide %s (see its API '
+                    'reference).' % next(g for g in match.groups() if g))
+    return message
+
+
 # --- rendering ----------------------------------------------------------------
 
 def body(status, message):
@@ -171,7 +193,7 @@ def _handle_http_exception(exc):
         return exc
     headers = None
     if isinstance(exc, http_exc.NotFound):
-        message = 'The resource %s could not be found.' % flask.request.path
+        message = _not_found_message(flask.request.path)
     elif isinstance(exc, http_exc.MethodNotAllowed):
         allowed = ', '.join(sorted(exc.valid_methods or ()))
         message = 'Method %s is not allowed on %s; allowed: %s.' % (

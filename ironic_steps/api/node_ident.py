@@ -3,45 +3,65 @@
 Names that look like UUIDs or numbers are refused when set (see
 :mod:`node_schema`), so an identifier is unambiguous; a number is not an
 identifier at all, because database ids are internal.  A UUID is looked up
-in its canonical lower case, whatever case the URL has; anything that is
-neither a UUID nor a valid name names no node.
+in its canonical lower case, whatever case the URL has; identifiers are
+matched whole (see :mod:`identifiers`).  Names identify nodes from API
+1.5, as in Ironic, and below 1.10 only host names do; before 1.5, only
+UUIDs do.  Every lookup of a node in a URL passes the request's version,
+so these gates hold on every endpoint.
 """
 
 from oslo_utils import strutils
 
 from ironic_steps.api import identifiers
+from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps import objects
 
+_NAMES_VERSION = versions.at(versions.MINOR_5_NODE_NAME)
+_ANY_NAME_VERSION = versions.at(versions.MINOR_10_UNRESTRICTED_NODE_NAME)
 
-def check(ident):
-    """``ident`` as it is looked up: a canonical UUID or a name.
 
-    :raises NodeNotFound: for anything else (a number, a malformed name),
-        which no node can be called.
+def is_valid_name(name, version):
+    """Whether ``name`` is a node name at ``version`` (host names only
+    below 1.10, as Ironic reads them there)."""
+    if version < _ANY_NAME_VERSION:
+        return identifiers.is_host_name(name)
+    return identifiers.is_name(name)
+
+
+def check(ident, version):
+    """``ident`` as it is looked up at ``version``: a canonical UUID or a
+    name.
+
+    :raises NodeNotFound: for a number, or a name before API 1.5 (no node
+        can be found so).
+    :raises InvalidUuidOrName: (400, as Ironic) for what is neither a
+        UUID nor a name at ``version``.
     """
     if identifiers.is_uuid(ident):
         return ident.lower()
-    if not identifiers.is_name(ident) or strutils.is_int_like(ident):
+    if strutils.is_int_like(ident) or version < _NAMES_VERSION:
         raise exception.NodeNotFound(node=ident)
+    if not is_valid_name(ident, version):
+        raise exception.InvalidUuidOrName(name=ident)
     return ident
 
 
-def get_node(context, ident):
+def get_node(context, ident, version):
     """The node called ``ident``, in one query, as a Node to change.
 
     :raises NodeNotFound:
     """
-    ident = check(ident)
+    ident = check(ident, version)
     if identifiers.is_uuid(ident):
         return objects.Node.get_by_uuid(context, ident)
     return objects.Node.get(context, ident)
 
 
-def get_row(context, ident, with_traits=False):
+def get_row(context, ident, version, with_traits=False):
     """The node called ``ident``, in one query, as a row to read (with
     its ``traits`` if ``with_traits``).
 
     :raises NodeNotFound:
     """
-    return objects.Node.get_row(context, check(ident), with_traits)
+    return objects.Node.get_row(context, check(ident, version), with_traits)

@@ -5,9 +5,11 @@ checked by the shared :mod:`schema` machinery (which matches identifiers
 whole and stores UUIDs in lower case, see :mod:`identifiers`);
 :func:`check_create` checks a create body with it, and :func:`check_names`
 / :func:`check_values` serve the PATCH code in :mod:`node_patch`.  A name
-must not look like a UUID or a number, nor be one Ironic reserves.  Field existence by
-microversion comes from :mod:`node_view`, so a field is gated in one place
-only.
+must not look like a UUID or a number, nor be one Ironic reserves, and is
+a host name below API 1.10.  Field existence by microversion comes from
+:mod:`node_view`, so a field is gated in one place only.  Rules between
+fields and the node's state (``protected`` only when active, ...) are the
+conductor's (see :mod:`ironic_steps.conductor.node_updates`).
 """
 
 from oslo_utils import strutils
@@ -15,6 +17,7 @@ from oslo_utils import uuidutils
 
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
+from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
 from ironic_steps.api import schema
 from ironic_steps.drivers import base as drivers_base
@@ -30,6 +33,17 @@ _INTERFACE_FIELDS = tuple('%s_interface' % i
                           for i in drivers_base.ALL_INTERFACES)
 _DICT = {'type': ['object', 'null']}
 _INTERFACE = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
+_SHORT_TEXT = {'type': ['string', 'null'], 'maxLength': 255}
+_TEXT = {'type': ['string', 'null']}
+#: OpenStack network metadata: empty, or its three lists (checked no
+#: deeper: the agent that applies it has the full schema).
+_NETWORK_DATA = {'anyOf': [
+    {'type': 'null'},
+    {'type': 'object', 'maxProperties': 0},
+    {'type': 'object', 'required': ['links', 'networks', 'services'],
+     'properties': {key: {'type': 'array', 'items': {'type': 'object'}}
+                    for key in ('links', 'networks', 'services')}},
+]}
 
 FIELD_SCHEMAS = {
     'uuid': {'type': ['string', 'null'], 'pattern': UUID_PATTERN},
@@ -45,6 +59,19 @@ FIELD_SCHEMAS = {
     'properties': _DICT,
     'extra': _DICT,
     **{field: _INTERFACE for field in _INTERFACE_FIELDS},
+    # There are no chassis here: a node belongs to none.
+    'chassis_uuid': {'type': 'null'},
+    'conductor_group': {'type': ['string', 'null'], 'maxLength': 255,
+                        'pattern': r'\A[a-zA-Z0-9_\-.]*\Z'},
+    'automated_clean': {'type': ['boolean', 'null']},
+    'protected': {'type': 'boolean'},
+    'protected_reason': _TEXT,
+    'owner': _SHORT_TEXT,
+    'lessee': _SHORT_TEXT,
+    'description': {'type': ['string', 'null'], 'maxLength': 4096},
+    'retired': {'type': 'boolean'},
+    'retired_reason': _TEXT,
+    'network_data': _NETWORK_DATA,
 }
 
 #: Said after a schema's own message, where that is cryptic.
@@ -53,14 +80,34 @@ _HINTS = {
     'uuid': 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123',
     'instance_uuid': 'expected a UUID or null',
     'driver': 'a node needs a driver (a hardware type)',
+    'chassis_uuid': 'ironic-steps has no chassis, so a node belongs to '
+                    'none: chassis_uuid can only be null',
+    'conductor_group': "letters, digits, '_', '-' and '.' only",
+    'network_data': 'expected {} or an object with "links", "networks" '
+                    'and "services" lists (OpenStack network metadata)',
 }
 
 #: What POST /v1/nodes accepts.
 CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
                            'properties', 'extra', 'instance_info',
-                           'resource_class', *_INTERFACE_FIELDS])
+                           'resource_class', 'chassis_uuid',
+                           'conductor_group', 'automated_clean', 'owner',
+                           'lessee', 'description', 'retired',
+                           'retired_reason', 'network_data',
+                           *_INTERFACE_FIELDS])
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
+
+#: Flags ``openstack baremetal node set --protected`` (and friends) send as
+#: the strings "True" / "False"; Ironic takes those, so do we.
+_FLAGS = ('maintenance', 'protected', 'retired', 'automated_clean')
+_FLAG_WORDS = {'true': True, 'false': False}
+
+
+def _flag(value):
+    if isinstance(value, str) and value.lower() in _FLAG_WORDS:
+        return _FLAG_WORDS[value.lower()]
+    return value
 
 
 def _check_name(name):
@@ -77,10 +124,26 @@ def _check_name(name):
     return name
 
 
+def _check_name_at(name, version):
+    if name is not None and not node_ident.is_valid_name(name, version):
+        raise errors.InvalidField(
+            field='name', reason='%r is not a host name (lower-case '
+            "letters, digits, '-' and '.'), which names are before API "
+            '1.10' % name)
+
+
+def _lower(conductor_group):
+    """Lower case, as Ironic keeps groups (they match whatever the case)."""
+    return (conductor_group or '').lower()
+
+
 SCHEMA = schema.Schema(
     node_view.VIEW, FIELD_SCHEMAS, CREATE_FIELDS, UPDATE_FIELDS,
     required={'driver': "A node needs a 'driver' (a hardware type)."},
-    hints=_HINTS, checks={'name': _check_name})
+    hints=_HINTS,
+    checks={'name': _check_name, 'conductor_group': _lower},
+    version_checks={'name': _check_name_at},
+    coerce=dict.fromkeys(_FLAGS, _flag))
 
 
 def check_names(names, writable, action, version):
@@ -93,12 +156,14 @@ def check_names(names, writable, action, version):
     SCHEMA.check_names(names, writable, action, version)
 
 
-def check_values(values):
-    """``values`` checked, UUIDs in canonical (lower) case.
+def check_values(values, version):
+    """``values`` checked at ``version`` and normalised: UUIDs in canonical
+    (lower) case, flags given as "true" / "false" as booleans,
+    ``conductor_group`` in lower case.
 
-    :raises InvalidField: for a value its field's schema refuses.
+    :raises InvalidField: for a value its field refuses.
     """
-    return SCHEMA.check_values(values)
+    return SCHEMA.check_values(values, version)
 
 
 def check_create(body, version):

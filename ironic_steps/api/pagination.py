@@ -9,7 +9,9 @@ with ``marker`` set to the page's last item.
 
 Parameters are read strictly: ``limit`` is ASCII digits and nothing else
 (Python's ``int()`` would also take ``" 1"``, ``+1``, ``1_0`` and other
-scripts' digits), ``marker`` a whole UUID, in canonical lower case.
+scripts' digits), ``marker`` a whole UUID, in canonical lower case (or,
+for a collection whose items another field names, e.g. conductors by
+``hostname``, an existing item's value of that field).
 """
 
 import dataclasses
@@ -43,10 +45,15 @@ def _limit(value):
     return min(limit, CONF.api.max_limit)
 
 
-def parse(args, default_sort_key='id'):
-    """The page a request's query ``args`` asks for."""
+def parse(args, default_sort_key='id', key_field='uuid'):
+    """The page a request's query ``args`` asks for.
+
+    :param key_field: what identifies an item, and so a marker: ``uuid``
+        (checked to be a UUID) or another field (e.g. ``hostname``).
+    """
     marker = args.get('marker')
-    if marker is not None and not identifiers.is_uuid(marker):
+    if (marker is not None and key_field == 'uuid'
+            and not identifiers.is_uuid(marker)):
         raise exception.InvalidParameterValue(
             err='marker must be the UUID of the last item of the previous '
                 'page, got %r' % (marker,))
@@ -54,16 +61,19 @@ def parse(args, default_sort_key='id'):
     if sort_dir not in ('asc', 'desc'):
         raise exception.InvalidParameterValue(
             err="sort_dir must be 'asc' or 'desc', got %r" % (sort_dir,))
+    if key_field == 'uuid':
+        marker = identifiers.canonical_uuid(marker)
     return Page(limit=_limit(args.get('limit')),
-                marker=identifiers.canonical_uuid(marker),
+                marker=marker,
                 sort_key=args.get('sort_key', default_sort_key),
                 sort_dir=sort_dir)
 
 
-def marker_item(page, find, what):
-    """The item ``page.marker`` names, found by ``find(uuid)``; or None.
+def marker_item(page, find, what, key_field='uuid'):
+    """The item ``page.marker`` names, found by ``find(marker)``; or None.
 
     :param what: the kind of item, for the error message.
+    :param key_field: what names an item, for the error message.
     :raises InvalidParameterValue: if no such item exists.
     """
     if page.marker is None:
@@ -72,25 +82,31 @@ def marker_item(page, find, what):
         return find(page.marker)
     except exception.NotFound as exc:
         raise exception.InvalidParameterValue(
-            err='marker %s is not the UUID of any %s' % (page.marker, what)
-        ) from exc
+            err='marker %s is not the %s of any %s' % (
+                page.marker, 'UUID' if key_field == 'uuid' else key_field,
+                what)) from exc
 
 
-def collection(name, bodies, collection_url, args, page, items):
+def collection(name, bodies, collection_url, args, page, items,
+               key_field='uuid'):
     """The body of a page: ``{name: bodies}`` and, unless it is the last
-    page, a ``next`` link (see :func:`next_link`)."""
+    page, a ``next`` link (see :func:`next_link`).
+
+    :param items: the items the page read (``bodies`` may show fewer).
+    """
     body = {name: bodies}
-    next_url = next_link(collection_url, args, page, items)
+    next_url = next_link(collection_url, args, page, items, key_field)
     if next_url:
         body['next'] = next_url
     return body
 
 
-def next_link(collection_url, args, page, items):
+def next_link(collection_url, args, page, items, key_field='uuid'):
     """The URL of the page after ``items``, or None if this one is last."""
     if len(items) < page.limit:
         return None
     query = [(k, v) for k, v in args.items(multi=True)
              if k not in ('limit', 'marker')]
-    query += [('limit', page.limit), ('marker', items[-1].uuid)]
+    query += [('limit', page.limit),
+              ('marker', getattr(items[-1], key_field))]
     return '%s?%s' % (collection_url, urllib.parse.urlencode(query))

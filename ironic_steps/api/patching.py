@@ -194,12 +194,14 @@ def apply(document, operations, view):
     return document
 
 
-def changes(item, patch, schema, version, empty):
+def changes(item, patch, schema, version, empty, read=getattr):
     """The field -> new value changes ``patch`` makes to ``item``.
 
     :param item: the resource as it stands (its fields are attributes).
     :param schema: the resource's :class:`schema.Schema`.
     :param empty: ``empty(field)``: what an unset or removed field is.
+    :param read: ``read(item, field)``: a field's value as it stands
+        (default: the attribute; a resource with computed fields says).
     :raises InvalidBody: for a malformed patch, one that does not apply or
         would read a secret, or a result nested too deep.
     :raises UnknownFields, ReadOnlyFields, FieldNotInVersion: for paths
@@ -212,7 +214,7 @@ def changes(item, patch, schema, version, empty):
     writable = schema.writable_fields(schema.update_fields, version)
     before = {}
     for field in writable:
-        value = getattr(item, field)
+        value = read(item, field)
         before[field] = empty(field) if value is None else value
     doc = apply(copy.deepcopy(before), operations, schema.view)
     after = {field: doc.get(field, empty(field)) for field in writable}
@@ -222,4 +224,4 @@ def changes(item, patch, schema, version, empty):
     except strict_json.StrictJSONError as exc:
         raise errors.InvalidBody(reason='the patched resource: %s' % exc
                                  ) from exc
-    return schema.check_values(changed)
+    return schema.check_values(changed, version)

@@ -44,5 +44,6 @@ def links(*parts, base=None):
     """The ``self`` and ``bookmark`` links of a resource."""
     base = base or public_url()
     path = '/'.join(parts)
-    return [{'href': '%s/v1/%s' % (base, path), 'rel': 'self'},
-            {'href': '%s/%s' % (base, path), 'rel': 'bookmark'}]
+    bookmark = base + '/' + path
+    return [{'href': base + '/v1/' + path, 'rel': 'self'},
+            {'href': bookmark, 'rel': 'bookmark'}]

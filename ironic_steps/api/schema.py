@@ -69,10 +69,17 @@ class Schema:
     :param checks: field -> ``check(value) -> value``, run on a value its
         JSON schema accepted; raises :class:`errors.InvalidField` or
         returns the value, normalised.
+    :param version_checks: field -> ``check(value, version)``, for what a
+        field takes that depends on the microversion (a node's name below
+        1.10); raises :class:`errors.InvalidField`.
+    :param coerce: field -> ``coerce(value) -> value``, run before the
+        JSON schema: the spellings a real client sends that mean a value
+        of the field's type (``"True"`` for a flag).
     """
 
     def __init__(self, view, field_schemas, create_fields, update_fields,
-                 required=None, hints=None, checks=None):
+                 required=None, hints=None, checks=None,
+                 version_checks=None, coerce=None):
         self.view = view
         self.field_schemas = dict(field_schemas)
         self.create_fields = frozenset(create_fields)
@@ -80,6 +87,8 @@ class Schema:
         self._required = dict(required or {})
         self._hints = dict(hints or {})
         self._checks = dict(checks or {})
+        self._version_checks = dict(version_checks or {})
+        self._coerce = dict(coerce or {})
         self._validators = {
             field: jsonschema.Draft202012Validator(schema)
             for field, schema in self.field_schemas.items()}
@@ -119,14 +128,17 @@ class Schema:
             message = error.message
         return message + _where(field, error)
 
-    def check_values(self, values):
-        """``values`` checked and normalised by their fields' rules (UUIDs
-        in lower case).
+    def check_values(self, values, version):
+        """``values`` checked and normalised by their fields' rules at
+        ``version`` (UUIDs in lower case).
 
         :raises InvalidField: for a value its field refuses.
         """
         checked = {}
         for field, value in values.items():
+            coerce = self._coerce.get(field)
+            if coerce is not None:
+                value = coerce(value)
             error = jsonschema.exceptions.best_match(
                 self._validators[field].iter_errors(value))
             if error is not None:
@@ -136,6 +148,9 @@ class Schema:
                     '; %s' % hint if hint else ''))
             check = self._checks.get(field)
             value = value if check is None else check(value)
+            version_check = self._version_checks.get(field)
+            if version_check is not None:
+                version_check(value, version)
             if field in self._uuid_fields:
                 value = identifiers.canonical_uuid(value)
             checked[field] = value
@@ -154,4 +169,4 @@ class Schema:
         for field, message in self._required.items():
             if body.get(field) is None:
                 raise exception.MissingParameterValue(err=message)
-        return self.check_values(body)
+        return self.check_values(body, version)

@@ -4,7 +4,9 @@ Python's ``json`` module accepts more than JSON (RFC 8259): ``NaN``,
 ``Infinity``, numbers such as ``1e999`` that become infinite, repeated
 object keys (the last one wins, silently), and escaped lone surrogates
 (``"\\ud800"``), which no UTF-8 encoder can write, so they break log lines
-and strict readers later.  Its decoder also recurses once per nesting
+and strict readers later; and it lets ``"\\u0000"`` through, a NUL
+character that PostgreSQL cannot store in a text column (a 500 in the
+distributed mode, once).  Its decoder also recurses once per nesting
 level, so a body of 100,000 ``[`` exhausts the stack.  :func:`loads`
 refuses all of these with a :class:`StrictJSONError` naming the problem,
 and whatever it returns is plain JSON again: bodies stored from it can be
@@ -53,11 +55,15 @@ def _check_text(text):
     if not text.isascii() and _SURROGATE.search(text):
         raise StrictJSONError('a string holds an unpaired UTF-16 surrogate '
                               '(\\ud800-\\udfff), which is not text')
+    if '\x00' in text:
+        raise StrictJSONError('a string holds a NUL character (\\u0000), '
+                              'which cannot be stored as text')
 
 
 def check_tree(value, max_depth):
     """Refuse a document nested deeper than ``max_depth`` or holding an
-    unpaired surrogate; iterative, so any depth is safe to check.
+    unpaired surrogate or a NUL character; iterative, so any depth is safe
+    to check.
 
     :raises StrictJSONError:
     """

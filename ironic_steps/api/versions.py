@@ -7,42 +7,75 @@ version before anything else runs, refuses a malformed header (400) or a
 version outside the range (406), and stamps every response with the range
 and the version used, so a client can always negotiate.
 
-Version numbers follow Ironic's, so that its clients work unchanged.  We
-start at 1.11 (nodes are created in ``enroll``, the only behaviour we
-implement); versions in between only *add* things, each gated by a table
-in the module that owns it (node fields in :mod:`node_view`, filters and
-endpoints in the controllers).
+Version numbers follow Ironic's, so that its clients work unchanged, and
+so does the minimum, 1.1: a client that negotiates version V may rely on
+what Ironic's node API has at V, as far as ironic-steps implements it
+(api-ref lists what it does not).  Versions only *add* things, each gated
+by a table in the module that owns it (node fields in :mod:`node_view`,
+filters and endpoints in the controllers).
 
 Changelog (what each version means here; Ironic's meaning, as far as we
 implement it):
 
-* 1.11 - minimum: nodes are created in ``enroll``; ``manage`` and
-  ``provide`` take them to ``available``.
+* 1.1 - minimum: nodes, drivers, node states, power, maintenance,
+  validate.
+* 1.2 - ``available`` is shown as such (before: null, Ironic's NOSTATE).
+* 1.3 - node ``driver_internal_info`` field.
+* 1.4 - the ``manage`` and ``provide`` provision targets.
+* 1.5 - node ``name`` field; names identify nodes in URLs.
+* 1.6 - node ``inspection_started_at`` and ``inspection_finished_at``.
+* 1.7 - node ``clean_step`` field.
+* 1.8 - ``?fields`` selects the fields shown.
+* 1.9 - filter the node list by ``provision_state``.
+* 1.10 - names may use any RFC 3986 unreserved character (before: only
+  hostname characters).
+* 1.11 - nodes are created in ``enroll`` (before: ``available``).
+* 1.12 - node ``raid_config`` and ``target_raid_config``; ``PUT
+  /v1/nodes/{node}/states/raid``.
 * 1.13 - the ``abort`` provision target (from ``clean wait``, where the
   running step is abortable, and from ``wait call-back``, which Ironic
   allows from 1.110).
+* 1.14 - ``states`` link of nodes, ``properties`` link of drivers.
 * 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
+* 1.20 - node ``network_interface`` field.
 * 1.21 - node ``resource_class`` field (read, create, update, filter).
 * 1.22 - the ``/v1/lookup`` and ``/v1/heartbeat/{node}`` endpoints for
   agents.
+* 1.24 - ``portgroups`` link of nodes.
+* 1.27 - ``soft power off``, ``soft rebooting`` and ``timeout`` for power.
 * 1.30 - drivers carry ``type`` and, with ``detail``, their interfaces.
-* 1.31 - node ``*_interface`` fields (boot, deploy, management, power,
-  raid, vendor).
+* 1.31 - node ``*_interface`` fields (boot, console, deploy, inspect,
+  management, power, raid, vendor).
+* 1.32 - ``volume`` link of nodes.
+* 1.33 - node ``storage_interface`` field.
 * 1.36 - heartbeats may carry ``agent_version``.
 * 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
   endpoints.
+* 1.38 - node ``rescue_interface`` field.
 * 1.40 - node ``bios_interface`` field.
+* 1.42 - node ``fault`` field and filter.
 * 1.43 - ``?detail=True`` on the node list.
 * 1.44 - node ``deploy_step`` field.
+* 1.45 - ``?reset_interfaces`` when a PATCH changes the driver.
+* 1.46 - node ``conductor_group`` field and filter.
+* 1.47 - node ``automated_clean`` field.
+* 1.48 - node ``protected`` and ``protected_reason`` fields.
+* 1.49 - node ``conductor`` field and filter; ``/v1/conductors``.
+* 1.50 - node ``owner`` field and filter.
+* 1.51 - node ``description`` field.
+* 1.52 - node ``allocation_uuid`` field (always null: no allocations).
 * 1.55 - the ``/v1/deploy_templates`` endpoints.
+* 1.61 - node ``retired`` and ``retired_reason`` fields.
 * 1.62 - agent tokens: a lookup hands the token out once, heartbeats
   carry it (``agent_token``).
+* 1.65 - node ``lessee`` field and filter.
+* 1.66 - node ``network_data`` field.
 * 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
   (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
-:func:`max_version`): an API pinned to release 0.1 answers up to 1.43.
+:func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
 
 When adding a version, update:
 
@@ -64,24 +97,54 @@ from ironic_steps.conf import CONF
 #: The only major version.
 BASE_VERSION = 1
 
+MINOR_1_INITIAL_VERSION = 1
+MINOR_2_AVAILABLE_STATE = 2
+MINOR_3_DRIVER_INTERNAL_INFO = 3
+MINOR_4_MANAGEABLE_STATE = 4
+MINOR_5_NODE_NAME = 5
+MINOR_6_INSPECT_STATE = 6
+MINOR_7_NODE_CLEAN = 7
+MINOR_8_FETCHING_SUBSET_OF_FIELDS = 8
+MINOR_9_PROVISION_STATE_FILTER = 9
+MINOR_10_UNRESTRICTED_NODE_NAME = 10
 MINOR_11_ENROLL_STATE = 11
+MINOR_12_RAID_CONFIG = 12
 MINOR_13_ABORT = 13
+MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES = 14
 MINOR_15_MANUAL_CLEAN = 15
 MINOR_16_DRIVER_FILTER = 16
+MINOR_20_NETWORK_INTERFACE = 20
 MINOR_21_RESOURCE_CLASS = 21
 MINOR_22_LOOKUP_HEARTBEAT = 22
+MINOR_24_PORTGROUPS_SUBCONTROLLERS = 24
+MINOR_27_SOFT_POWER_OFF = 27
 MINOR_30_DYNAMIC_DRIVERS = 30
 MINOR_31_DYNAMIC_INTERFACES = 31
+MINOR_32_VOLUME = 32
+MINOR_33_STORAGE_INTERFACE = 33
 MINOR_36_AGENT_VERSION_HEARTBEAT = 36
 MINOR_37_NODE_TRAITS = 37
+MINOR_38_RESCUE_INTERFACE = 38
 MINOR_40_BIOS_INTERFACE = 40
+MINOR_42_FAULT = 42
 MINOR_43_ENABLE_DETAIL_QUERY = 43
 MINOR_44_NODE_DEPLOY_STEP = 44
+MINOR_45_RESET_INTERFACES = 45
+MINOR_46_NODE_CONDUCTOR_GROUP = 46
+MINOR_47_NODE_AUTOMATED_CLEAN = 47
+MINOR_48_NODE_PROTECTED = 48
+MINOR_49_CONDUCTORS = 49
+MINOR_50_NODE_OWNER = 50
+MINOR_51_NODE_DESCRIPTION = 51
+MINOR_52_ALLOCATION = 52
 MINOR_55_DEPLOY_TEMPLATES = 55
+MINOR_61_NODE_RETIRED = 61
 MINOR_62_AGENT_TOKEN = 62
+MINOR_65_NODE_LESSEE = 65
+MINOR_66_NODE_NETWORK_DATA = 66
 MINOR_69_DEPLOY_STEPS = 69
 
-MIN_VERSION = (BASE_VERSION, MINOR_11_ENROLL_STATE)
+MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
 _MAX_VERSION = (BASE_VERSION, MINOR_69_DEPLOY_STEPS)
 
 #: Request headers, in the order they are read.
@@ -122,6 +185,19 @@ def _parse_pinned(version):
 
 def to_string(version):
     return '%d.%d' % version
+
+
+def at(minor):
+    """The version 1.``minor`` as the (major, minor) tuples compare."""
+    return (BASE_VERSION, minor)
+
+
+def require(version, minor, feature):
+    """:raises FeatureNotInVersion: (406) if ``version`` is below 1.minor."""
+    if version < at(minor):
+        raise errors.FeatureNotInVersion(
+            feature=feature, needed=to_string(at(minor)),
+            version=to_string(version))
 
 
 def _parse(value, header):

@@ -2,27 +2,37 @@
 
 A resource's view is a declaration (:class:`View`): its public fields in
 body order, the microversion each appeared in, the subset a plain list
-shows, what an unset field shows, which fields are times and which hold
-secrets.  From it the view answers the questions every resource's
-controller asks:
+shows, what an unset field shows, which fields are times, which hold
+secrets, which are computed rather than stored, what a field showed
+below a version where it showed something else, and the links to the
+item's sub-resources.  From it the view answers the questions every
+resource's controller asks:
 
 * which fields exist at a version (:meth:`View.visible_fields`), refusing
   names that do not (:meth:`View.check_fields`, :meth:`View.parse_fields`);
 * which fields a list request shows (``?fields``, ``?detail``, the
   ``/detail`` path: :meth:`View.list_fields_for`);
-* the JSON body of one item, from an object or from a read-only row of
-  its columns (:meth:`View.to_dict`);
+* the JSON body of one item at a version, from an object or from a
+  read-only row of its columns (:meth:`View.body`, :meth:`View.bodies`);
 * which fields may hold secrets (:meth:`View.is_masked`): they are shown
   masked, and the schema and the JSON patch never let a request read them
   any other way (see :mod:`masking`).
 
 A field below its version does not exist: it is absent from bodies, and
 naming it (``?fields=``, a create body, a PATCH path) is answered 406 as
-Ironic does.  Which fields a request may *write* is :mod:`schema`'s
+Ironic does.  So is a field the pinned release's object lacks, during a
+rolling upgrade.  Which fields a request may *write* is :mod:`schema`'s
 business.
+
+Bodies are built from a display plan, worked out once per (fields,
+version): for each field whether it is computed, what it shows when unset
+and the conversion it needs.  Showing a page of items then costs a lookup
+and a call per field, and a row's values are read by name in one go
+(twice as fast as an attribute per field on a SQLAlchemy row).
 """
 
 import datetime
+import functools
 
 from ironic_steps.api import errors
 from ironic_steps.api import masking
@@ -36,6 +46,22 @@ from ironic_steps.conf import CONF
 DETAIL_QUERY_VERSION = (1, v.MINOR_43_ENABLE_DETAIL_QUERY)
 
 
+def _time(raw):
+    # Rows hold times as stored, naive UTC; objects aware ones.
+    if raw.tzinfo is None:
+        raw = raw.replace(tzinfo=datetime.timezone.utc)
+    return raw.isoformat()
+
+
+def _row_keys(item):
+    """The column names of ``item`` if it is a row (None for an object)."""
+    return item._fields if hasattr(item, '_fields') else None
+
+
+#: Distinct (fields, version) plans kept; ``?fields`` is the request's.
+_MAX_PLANS = 1024
+
+
 class View:
     """The public face of one kind of resource.
 
@@ -46,7 +72,8 @@ class View:
     :param min_version: the version the resource itself appeared in.
     :param list_fields: what a plain list shows without ``?fields``.
     :param empty: field -> a callable making what the field shows when
-        unset (``dict`` for a JSON object, ``list`` for a list).
+        unset (``dict`` for a JSON object, ``list`` for a list, ``bool``
+        for a flag that reads false).
     :param times: fields holding datetimes (ISO 8601 in bodies).
     :param masked: fields whose secrets are masked (see :mod:`masking`).
     :param unknown_while_pinned: ``unknown_while_pinned()`` -> the fields
@@ -54,11 +81,20 @@ class View:
         services to a release without them, at any version; e.g. the
         object's :meth:`~objects.base.IronicStepsObject.
         fields_unknown_under_pin`.
+    :param computed: fields that are not stored: their values come from
+        the ``compute`` callable a body is built with (None without one).
+    :param before: field -> (version, convert): below ``version`` the
+        field's stored value is shown as ``convert(value)``, as it was
+        then (a node's ``available`` as null below 1.2).
+    :param links: sub-resource -> the version from which the whole item
+        (not ``?fields``, not a plain list) links to it.
+    :param key: the field that names an item in its URL.
     """
 
     def __init__(self, resource, fields, since=None, min_version=None,
                  list_fields=(), empty=None, times=(), masked=(),
-                 unknown_while_pinned=None):
+                 unknown_while_pinned=None, computed=(), before=None,
+                 links=None, key='uuid'):
         self.resource = resource
         self.fields = tuple(fields)
         self.min_version = min_version or v.MIN_VERSION
@@ -68,7 +104,13 @@ class View:
         self._times = frozenset(times)
         self._masked = frozenset(masked)
         self._unknown_while_pinned = unknown_while_pinned or frozenset
+        self.computed = frozenset(computed)
+        self._before = dict(before or {})
+        self._links = dict(links or {})
+        self.key = key
         self._visible = {}
+        self._plan = functools.lru_cache(maxsize=_MAX_PLANS)(self._make_plan)
+        self._links_at = functools.lru_cache(maxsize=None)(self._make_links)
 
     def since(self, field):
         """The version that introduced ``field``."""
@@ -89,6 +131,10 @@ class View:
             # Bounded by the number of versions and pins there are.
             self._visible[key] = visible
         return visible
+
+    def columns(self, fields):
+        """The stored fields of ``fields``: what a query must read."""
+        return tuple(f for f in fields if f not in self.computed)
 
     def check_fields(self, fields, version):
         """Refuse field names that do not exist at ``version``.
@@ -115,9 +161,13 @@ class View:
                 version=v.to_string(version))
 
     def parse_fields(self, value, version):
-        """``?fields=a,b`` -> ('a', 'b'), checked; None if not given."""
+        """``?fields=a,b`` -> ('a', 'b'), checked; None if not given.
+
+        :raises FeatureNotInVersion: (406) before 1.8, as Ironic.
+        """
         if value is None:
             return None
+        v.require(version, v.MINOR_8_FETCHING_SUBSET_OF_FIELDS, '?fields')
         fields = tuple(f.strip() for f in value.split(',') if f.strip())
         if not fields:
             raise errors.UnknownFields(fields="''", valid=', '.join(
@@ -127,7 +177,8 @@ class View:
 
     def list_fields_for(self, args, version, detail_path):
         """The fields each item of a list shows, from the request's
-        ``?fields`` and ``?detail`` and whether its path is ``/detail``.
+        ``?fields`` and ``?detail`` and whether its path is ``/detail``;
+        None for whole items (a detailed list).
 
         :raises InvalidParameterValue: for ``?detail`` on a ``/detail``
             path, or ``?fields`` with a detailed list.
@@ -151,28 +202,83 @@ class View:
             raise exception.InvalidParameterValue(
                 err='?fields cannot be combined with a detailed list')
         if detail:
-            return self.visible_fields(version)
+            return None
         return self.list_fields if fields is None else fields
 
-    def value(self, item, field):
-        """One field of ``item`` (an object or a row) as the API shows it."""
-        raw = getattr(item, field)
-        if raw is None:
-            empty = self._empty.get(field)
-            return None if empty is None else empty()
-        if field in self._times:
-            # Rows hold times as stored, naive UTC; objects aware ones.
-            if raw.tzinfo is None:
-                raw = raw.replace(tzinfo=datetime.timezone.utc)
-            return raw.isoformat()
-        if field in self._masked:
-            return masking.mask(raw)
-        return raw
+    # --- bodies ---------------------------------------------------------
 
-    def to_dict(self, item, fields, base_url=None):
-        """The body of ``item`` with ``fields`` (already checked), linked."""
-        value = self.value
-        body = {field: value(item, field) for field in fields}
-        body['links'] = responses.links(self.resource, item.uuid,
-                                        base=base_url)
+    def _converter(self, field, version):
+        if field in self._times:
+            return _time
+        if field in self._masked:
+            return masking.mask
+        before = self._before.get(field)
+        if before is not None and version < before[0]:
+            return before[1]
+        return None
+
+    def _make_plan(self, fields, version):
+        """How to show each of ``fields`` at ``version``: (field,
+        computed, what an unset value shows or None, converter or None)."""
+        return tuple((field, field in self.computed, self._empty.get(field),
+                      self._converter(field, version)) for field in fields)
+
+    def _make_links(self, version):
+        return tuple(name for name, needed in self._links.items()
+                     if needed <= version)
+
+    def values(self, item, fields, version, compute=None, keys=False):
+        """``fields`` (already checked) of ``item``, an object or a row, as
+        the API shows them at ``version``, without links.
+
+        :param compute: ``compute(item, field)``: a computed field's value.
+        :param keys: the column names of ``item`` if known (see
+            :meth:`bodies`); False to find out.
+        """
+        if keys is False:
+            keys = _row_keys(item)
+        stored = None if keys is None else dict(zip(keys, item))
+        shown = {}
+        for field, computed, empty, convert in self._plan(fields, version):
+            if computed:
+                shown[field] = None if compute is None else compute(
+                    item, field)
+                continue
+            raw = getattr(item, field) if stored is None else stored[field]
+            if raw is None:
+                # A new value each time: bodies may be changed by readers.
+                shown[field] = None if empty is None else empty()
+            elif convert is not None:
+                shown[field] = convert(raw)
+            else:
+                shown[field] = raw
+        return shown
+
+    def body(self, item, version, fields=None, base_url=None, compute=None,
+             keys=False):
+        """The body of ``item`` at ``version``: ``fields`` (already
+        checked) and its links, or, without ``fields``, every field that
+        exists at ``version``, its links and its sub-resources' links.
+
+        :param base_url: the base of links (default: the request's).
+        :param compute: ``compute(item, field)``: a computed field's value.
+        :param keys: see :meth:`values`.
+        """
+        base_url = base_url or responses.public_url()
+        body = self.values(item, fields or self.visible_fields(version),
+                           version, compute, keys)
+        own = self.resource + '/' + getattr(item, self.key)
+        body['links'] = responses.links(own, base=base_url)
+        if fields is None:
+            for name in self._links_at(version):
+                body[name] = responses.links(own, name, base=base_url)
         return body
+
+    def bodies(self, items, version, fields=None, base_url=None,
+               compute=None):
+        """:meth:`body` of each of ``items``: rows of one query, or
+        objects."""
+        base_url = base_url or responses.public_url()
+        keys = _row_keys(items[0]) if items else None
+        return [self.body(item, version, fields, base_url, compute, keys)
+                for item in items]

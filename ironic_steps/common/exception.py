@@ -2,9 +2,10 @@
 
 A class carries a message template filled from keyword arguments and, for
 errors that reach the REST API, an HTTP status shared by its family:
-:class:`Invalid` 400, :class:`NotFound` 404, :class:`NotAcceptable` 406,
-:class:`Conflict` 409, :class:`TemporaryFailure` 503.  Messages are meant for
-people: they name the bad value and, where there are any, the valid ones.
+:class:`Invalid` 400, :class:`ForbiddenAction` 403, :class:`NotFound` 404,
+:class:`NotAcceptable` 406, :class:`Conflict` 409, :class:`TemporaryFailure`
+503.  Messages are meant for people: they name the bad value and, where
+there are any, the valid ones.
 """
 
 import http
@@ -64,6 +65,33 @@ class InvalidStep(Invalid):
     _msg_fmt = '%(reason)s'
 
 
+class InvalidUuidOrName(Invalid):
+    _msg_fmt = ('%(name)r is neither a UUID nor a valid node name (1-255 '
+                "letters, digits, '-', '.', '_' or '~').")
+
+
+class UnsupportedDriverExtension(Invalid):
+    _msg_fmt = ('Node %(node)s does not support %(extension)s: its '
+                '%(extension)s interface is %(interface)s.')
+
+
+class NodeIsRetired(Invalid):
+    _msg_fmt = ('Node %(node)s cannot be %(action)s because it is retired; '
+                'set retired to false first.')
+
+
+# --- 403: the node forbids it -----------------------------------------------
+
+class ForbiddenAction(IronicStepsException):
+    _msg_fmt = 'This action is forbidden.'
+    code = http.HTTPStatus.FORBIDDEN
+
+
+class NodeProtected(ForbiddenAction):
+    _msg_fmt = ('Node %(node)s is protected and cannot be %(action)s; set '
+                'protected to false first.')
+
+
 class InvalidTrait(Invalid):
     _msg_fmt = 'Invalid trait: %(reason)s.'
 
@@ -98,6 +126,10 @@ class NotFound(IronicStepsException):
 
 class NodeNotFound(NotFound):
     _msg_fmt = 'Node %(node)s could not be found.'
+
+
+class ConductorNotFound(NotFound):
+    _msg_fmt = 'Conductor %(conductor)s could not be found.'
 
 
 class NodeTraitNotFound(NotFound):

@@ -34,11 +34,13 @@ RELEASE_MAPPING = collections.OrderedDict([
     }),
     # Operators choose the steps: node traits, deploy templates
     # (DeployTemplate), user deploy steps, manual cleaning, abort, agent
-    # tokens; API 1.69.
+    # tokens; the node API up to 1.69 (power, RAID, maintenance, validate,
+    # conductors (Conductor), ...).
     ('0.3', {
         'api': '1.69',
         'rpc': '1.2',
-        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0']},
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.0']},
     }),
 ])
 

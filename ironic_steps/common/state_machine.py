@@ -101,6 +101,9 @@ def _build():
 
 
 MACHINE = _build()
+#: Every provision state a node can be in.
+STATES = frozenset(state for start, _event, end in _TRANSITIONS
+                   for state in (start, end))
 
 
 def target_after(old_state, old_target, new_state):

@@ -54,3 +54,13 @@ EVENT_ABORT = 'abort'
 #: Power states, as Ironic spells them.
 POWER_ON = 'power on'
 POWER_OFF = 'power off'
+#: Power targets that are actions rather than states a node rests in.
+REBOOT = 'rebooting'
+SOFT_REBOOT = 'soft rebooting'
+SOFT_POWER_OFF = 'soft power off'
+
+#: Why a node was put in maintenance by the service itself (``node.fault``),
+#: as Ironic names the reasons.  ironic-steps sets none of them yet; they
+#: are the values the ``fault`` list filter accepts.
+FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
+          'service failure')

@@ -4,8 +4,8 @@ The same step runner as deploying, with the clean flow: steps run in
 order, alternating ``cleaning`` / ``clean wait`` for asynchronous ones.
 
 * Automated cleaning runs the clean steps of priority > 0, highest first,
-  and ends ``available``; ``[conductor] automated_clean = false`` skips
-  them.
+  and ends ``available``.  A node's ``automated_clean`` decides whether
+  they run; when it is unset (None), ``[conductor] automated_clean`` does.
 * Manual cleaning (``target: clean`` on a manageable node) runs exactly the
   operator's ``clean_steps``, in the order given, checked before the node
   moves, and ends back in ``manageable``.
@@ -32,9 +32,16 @@ def start_cleaning(task, worker):
 def do_node_clean(task):
     """Worker: plan the automated clean steps and run them."""
     plan = (steps.plan(task, base.CLEAN)
-            if CONF.conductor.automated_clean else [])
+            if _automated_clean(task.node) else [])
     step_runner.store_plan(task, step_runner.CLEAN, plan)
     return step_runner.run(task, step_runner.CLEAN)
+
+
+def _automated_clean(node):
+    """The node's own choice, else the conductor's (as Ironic)."""
+    if node.automated_clean is None:
+        return CONF.conductor.automated_clean
+    return node.automated_clean
 
 
 def start_manual_cleaning(task, worker, clean_steps):

@@ -23,6 +23,7 @@ from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import cleaning
+from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
@@ -45,8 +46,9 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None):
     """Check the request, plan the deploy, move the node into deploying.
 
     Everything a request could get wrong is refused here, under the lock
-    and before the node changes: the state, the driver's validation, the
-    instance's traits and the steps asked for (see :func:`steps.plan`).
+    and before the node changes: the state, a protected node's rebuild
+    (403), the driver's validation, the instance's traits and the steps
+    asked for (see :func:`steps.plan`).
 
     :param rebuild: True to redeploy a node that may hold an instance
         (``rebuild``), False for ``active``; None (a caller of the previous
@@ -58,6 +60,8 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None):
         rebuild = node.provision_state in (states.ACTIVE, states.ERROR)
     event = states.EVENT_REBUILD if rebuild else states.EVENT_DEPLOY
     state_machine.next_state(node.provision_state, event, node=node.uuid)
+    if rebuild:
+        node_updates.check_not_protected(node, 'rebuilt')
     validate(task)
     step_runner.clear_progress(node, step_runner.DEPLOY)
     if uses_deploy_steps(task):

@@ -1,21 +1,20 @@
 """Which conductor handles which node: a consistent hash ring (tooz).
 
-The ring is built from the conductors with a recent heartbeat in the
-database, and rebuilt every ``[conductor] hash_ring_reset_interval``
-seconds, so a conductor that stops heartbeating drops out and its nodes
-spread over the others while most nodes stay where they were.
+The ring is built from the live conductors (see
+:mod:`ironic_steps.objects.conductor`), and rebuilt every ``[conductor]
+hash_ring_reset_interval`` seconds, so a conductor that stops
+heartbeating drops out and its nodes spread over the others while most
+nodes stay where they were.
 """
 
-import datetime
 import threading
 import time
 
-from oslo_utils import timeutils
 from tooz import hashring
 
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
-from ironic_steps.db import api as db_api
+from ironic_steps import objects
 
 
 class HashRingManager:
@@ -27,9 +26,7 @@ class HashRingManager:
         self._built_at = None
 
     def _build(self):
-        seen_after = timeutils.utcnow() - datetime.timedelta(
-            seconds=CONF.conductor.heartbeat_timeout)
-        hosts = db_api.get_instance().get_online_conductors(seen_after)
+        hosts = objects.Conductor.alive_hostnames()
         return hashring.HashRing(hosts) if hosts else None
 
     def _current(self):

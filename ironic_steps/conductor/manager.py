@@ -21,13 +21,15 @@ from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import node_updates
+from ironic_steps.conductor import power
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
+from ironic_steps.conductor import validation
 from ironic_steps.conductor import verification
 from ironic_steps.conductor import workers
 from ironic_steps.conf import CONF
 from ironic_steps.db import api as db_api
-from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
 from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
@@ -44,9 +46,8 @@ _expected = messaging.expected_exceptions(exception.IronicStepsException)
 #: A node may be deleted only when nothing runs on it and no user has it.
 DELETE_ALLOWED_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
                          states.CLEANFAIL)
-#: Driver and interfaces cannot change under a running or waiting flow.
-_BUSY_STATES = states.WORKING_STATES + states.WAIT_STATES
-_INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
+#: The states a node may be created in: ``available`` for API < 1.11.
+_INITIAL_STATES = (states.ENROLL, states.AVAILABLE)
 
 
 class ConductorManager:
@@ -78,12 +79,12 @@ class ConductorManager:
         self._stopping = False
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
-        self._dbapi.register_conductor(self.host)
+        objects.Conductor.register(self.host)
         self._start_periodics([
             (CONF.conductor.check_provision_state_interval,
              lambda: self._check_wait_timeouts(admin_context)),
             (CONF.conductor.heartbeat_interval,
-             lambda: self._dbapi.touch_conductor(self.host)),
+             lambda: objects.Conductor.touch(self.host)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._take_over_from_dead_conductors(admin_context)),
         ])
@@ -108,7 +109,7 @@ class ConductorManager:
         if self._workers is not None:
             self._workers.shutdown(wait=True)
         if self._workers is not None:
-            self._dbapi.unregister_conductor(self.host)
+            objects.Conductor.unregister(self.host)
 
     def _check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time."""
@@ -167,9 +168,7 @@ class ConductorManager:
 
     def _take_over_from_dead_conductors(self, context):
         """Free the nodes of conductors that stopped heartbeating."""
-        seen_before = timeutils.utcnow() - datetime.timedelta(
-            seconds=CONF.conductor.heartbeat_timeout)
-        for host in self._dbapi.get_dead_conductors(seen_before):
+        for host in objects.Conductor.dead_hostnames_holding_locks():
             if host != self.host:
                 self._recover(context, dead_host=host,
                               why='stopped heartbeating')
@@ -190,28 +189,30 @@ class ConductorManager:
 
     @_expected
     def create_node(self, context, node_obj):
-        """Check the driver and interfaces of a new node and store it."""
+        """Check the driver and interfaces of a new node and store it.
+
+        It starts in ``enroll``, or ``available`` when the caller set that
+        (API versions before 1.11, RPC 1.2).
+        """
         driver_factory.check_and_update_node_interfaces(node_obj)
-        node_obj.provision_state = states.ENROLL
+        if (not node_obj.obj_attr_is_set('provision_state')
+                or node_obj.provision_state not in _INITIAL_STATES):
+            node_obj.provision_state = states.ENROLL
         node_obj.target_provision_state = None
         node_obj.create(context)
         return node_obj
 
     @_expected
-    def update_node(self, context, node_obj):
-        """Save the changes made to ``node_obj`` under the node's lock."""
+    def update_node(self, context, node_obj, reset_interfaces=None):
+        """Save the changes made to ``node_obj`` under the node's lock.
+
+        :param reset_interfaces: see :func:`node_updates.apply` (RPC 1.2).
+        """
         changes = node_obj.obj_what_changed()
         with self._acquire(context, node_obj.uuid,
                            purpose='node update') as task:
-            if changes & (_INTERFACE_FIELDS | {'driver'}):
-                if task.node.provision_state in _BUSY_STATES:
-                    raise exception.NodeInWrongState(
-                        node=node_obj.uuid, action='given a new driver '
-                        'or interface', state=task.node.provision_state)
-                if 'driver' in changes:
-                    for field in _INTERFACE_FIELDS - changes:
-                        setattr(node_obj, field, None)
-                driver_factory.check_and_update_node_interfaces(node_obj)
+            node_updates.apply(node_obj, changes,
+                               task.node.provision_state, reset_interfaces)
             for field in node_obj.obj_what_changed():
                 setattr(task.node, field, getattr(node_obj, field))
             task.node.save()
@@ -225,6 +226,7 @@ class ConductorManager:
     def destroy_node(self, context, node_id):
         with self._acquire(context, node_id,
                            purpose='node deletion') as task:
+            node_updates.check_not_protected(task.node, 'deleted')
             if task.node.provision_state not in DELETE_ALLOWED_STATES:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
@@ -270,6 +272,7 @@ class ConductorManager:
             if action == states.EVENT_MANAGE and state == states.ENROLL:
                 verification.start_verify(task, worker)
             elif action == states.EVENT_PROVIDE:
+                node_updates.check_not_retired(task.node, 'provided')
                 cleaning.start_cleaning(task, worker)
             elif action == states.EVENT_MANAGE:
                 task.process_event(action)
@@ -312,6 +315,7 @@ class ConductorManager:
     def do_node_tear_down(self, context, node_id):
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node tear down') as task:
+            node_updates.check_not_protected(task.node, 'torn down')
             deployments.start_tear_down(task, worker)
 
     @_expected
@@ -324,6 +328,48 @@ class ConductorManager:
                     node=task.node.uuid, action='continued',
                     state=task.node.provision_state)
             deployments.continue_node_deploy(task, worker)
+
+    # --- power, RAID, validation (RPC 1.2) --------------------------------
+
+    @_expected
+    def change_node_power_state(self, context, node_id, new_state,
+                                timeout=None):
+        """Power on, off or reboot a node; the action runs in a worker."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='power action') as task:
+            power.start_power_action(task, worker, new_state, timeout)
+
+    @_expected
+    def set_target_raid_config(self, context, node_id, target_raid_config):
+        """Store the RAID layout a node should get, once its RAID interface
+        accepted it; ``{}`` clears it.
+
+        :raises UnsupportedDriverExtension: if the node has no RAID.
+        :raises InvalidParameterValue: naming what is wrong in the layout.
+        """
+        with self._acquire(context, node_id,
+                           purpose='setting target RAID config') as task:
+            raid = task.driver.raid
+            if not hasattr(raid, 'validate_raid_config'):
+                raise exception.UnsupportedDriverExtension(
+                    node=task.node.uuid, extension='RAID',
+                    interface=task.node.raid_interface or 'none')
+            if target_raid_config:
+                raid.validate_raid_config(task, target_raid_config)
+            task.node.target_raid_config = target_raid_config
+            task.save_and_release()
+
+    @_expected
+    def validate_driver_interfaces(self, context, node_id):
+        """{interface: {'result': bool, 'reason': str or None}}."""
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='interface validation') as task:
+            return validation.validate_interfaces(task, self.host)
+
+    @_expected
+    def get_driver_properties(self, context, driver_name):
+        """{property: description} the driver's default interfaces read."""
+        return driver_factory.driver_properties(driver_name)
 
     @_expected
     def get_node_with_token(self, context, node_id):

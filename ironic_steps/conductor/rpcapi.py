@@ -15,7 +15,10 @@ add the new version to ``common/release_mappings.py``):
 * 1.2 - do_node_deploy takes rebuild and deploy_steps; do_node_clean
   (manual cleaning); do_provisioning_action takes 'abort';
   get_node_with_token (agent lookup); heartbeat takes agent_token;
-  add_node_traits, remove_node_traits
+  add_node_traits, remove_node_traits; change_node_power_state,
+  set_target_raid_config, validate_driver_interfaces,
+  get_driver_properties; update_node takes reset_interfaces; create_node
+  keeps a node's initial ``available`` state (API < 1.11)
 """
 
 import threading
@@ -25,6 +28,7 @@ from oslo_utils import versionutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
+from ironic_steps.common import states
 from ironic_steps.conf import CONF
 
 _local_manager = None
@@ -54,14 +58,18 @@ class ConductorAPI:
 
     def __init__(self):
         self._client = None
+        pinned = release_mappings.pinned_release(CONF)
+        self._cap = pinned['rpc'] if pinned else self.RPC_API_VERSION
         if CONF.rpc_transport == 'oslo':
             from ironic_steps.common import rpc
-            pinned = release_mappings.pinned_release(CONF)
-            self._client = rpc.get_client(
-                version_cap=pinned['rpc'] if pinned else self.RPC_API_VERSION)
+            self._client = rpc.get_client(version_cap=self._cap)
 
     def can_send_version(self, version):
-        """Whether every conductor understands ``version`` (the pin)."""
+        """Whether every conductor the pin allows for understands it.
+
+        In the embedded mode too: a pinned all-in-one service offers what
+        the pinned release offers, like a distributed one.
+        """
         if self._client is None:
             pinned = release_mappings.pinned_release(CONF)
             return pinned is None or release_mappings.rpc_at_least(
@@ -84,6 +92,19 @@ class ConductorAPI:
                             version, release_mappings.RELEASE_MAPPING[
                                 name]['rpc'], same_major=True)))
 
+    def get_conductor_for(self, node_uuid):
+        """The conductor that handles ``node_uuid``; None if none is alive.
+
+        Embedded, this process's conductor; distributed, the hash ring's
+        choice, as :meth:`_call` routes.
+        """
+        if self._client is None:
+            return _local_manager.host if _local_manager else None
+        try:
+            return _hash_ring().get_host(node_uuid)
+        except exception.NoConductorOnline:
+            return None
+
     def _call(self, context, method, version, route=None, **kwargs):
         """Call ``method``; ``route`` (a node UUID) picks the conductor."""
         if self._client is None:
@@ -103,11 +124,29 @@ class ConductorAPI:
         return client.call(context, method, **kwargs)
 
     def create_node(self, context, node_obj):
-        return self._call(context, 'create_node', '1.0', node_obj=node_obj)
+        version = '1.0'
+        if (node_obj.obj_attr_is_set('provision_state')
+                and node_obj.provision_state == states.AVAILABLE):
+            # Older conductors enrol every new node.
+            version = '1.2'
+            self._check_can_send(version, 'Creating a node that starts '
+                                          'available (API versions before '
+                                          '1.11)')
+        return self._call(context, 'create_node', version, node_obj=node_obj)
 
-    def update_node(self, context, node_obj):
-        return self._call(context, 'update_node', '1.0',
-                          route=node_obj.uuid, node_obj=node_obj)
+    def update_node(self, context, node_obj, reset_interfaces=None):
+        """:param reset_interfaces: None (as before 1.2: a new driver gets
+            its default interfaces), or whether it does (Ironic's
+            ``?reset_interfaces``; False keeps and checks them).
+        """
+        if reset_interfaces is None or (
+                not reset_interfaces and not self.can_send_version('1.2')):
+            return self._call(context, 'update_node', '1.0',
+                              route=node_obj.uuid, node_obj=node_obj)
+        self._check_can_send('1.2', 'reset_interfaces')
+        return self._call(context, 'update_node', '1.2', route=node_obj.uuid,
+                          node_obj=node_obj,
+                          reset_interfaces=reset_interfaces)
 
     def destroy_node(self, context, node_id):
         return self._call(context, 'destroy_node', '1.0', route=node_id,
@@ -176,3 +215,26 @@ class ConductorAPI:
             version, kwargs['agent_token'] = '1.2', agent_token
         return self._call(context, 'heartbeat', version, route=node_id,
                           node_id=node_id, **kwargs)
+
+    def change_node_power_state(self, context, node_id, new_state,
+                                timeout=None):
+        self._check_can_send('1.2', 'Changing the power state of a node')
+        return self._call(context, 'change_node_power_state', '1.2',
+                          route=node_id, node_id=node_id,
+                          new_state=new_state, timeout=timeout)
+
+    def set_target_raid_config(self, context, node_id, target_raid_config):
+        self._check_can_send('1.2', 'Setting the target RAID configuration')
+        return self._call(context, 'set_target_raid_config', '1.2',
+                          route=node_id, node_id=node_id,
+                          target_raid_config=target_raid_config)
+
+    def validate_driver_interfaces(self, context, node_id):
+        self._check_can_send('1.2', 'Validating the interfaces of a node')
+        return self._call(context, 'validate_driver_interfaces', '1.2',
+                          route=node_id, node_id=node_id)
+
+    def get_driver_properties(self, context, driver_name):
+        self._check_can_send('1.2', 'Showing the properties of a driver')
+        return self._call(context, 'get_driver_properties', '1.2',
+                          driver_name=driver_name)

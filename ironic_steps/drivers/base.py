@@ -24,14 +24,20 @@ import typing
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.drivers import raid
 
 DEPLOY = 'deploy'
 CLEAN = 'clean'
 STEP_KINDS = (DEPLOY, CLEAN)
 
-#: Every interface type a node has, in the order they are listed on a node.
-ALL_INTERFACES = ('bios', 'boot', 'deploy', 'management', 'power', 'raid',
-                  'vendor')
+#: Every interface type a node has, in the order they are listed on a node
+#: (Ironic's: alphabetical).  Console, inspect, network, rescue and storage
+#: are not run by ironic-steps; nodes get their no-op implementations
+#: (:mod:`ironic_steps.drivers.modules.noop`) so that a node's
+#: ``*_interface`` fields say what it really has.
+ALL_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect',
+                  'management', 'network', 'power', 'raid', 'rescue',
+                  'storage', 'vendor')
 
 _ARGSINFO_KEYS = frozenset(['description', 'required'])
 
@@ -156,6 +162,14 @@ class BaseInterface:
         :raises InvalidParameterValue: or MissingParameterValue.
         """
 
+    def get_properties(self):
+        """What this interface reads from ``node.driver_info``.
+
+        :returns: {property name: description}; the description says
+            whether it is required.
+        """
+        return {}
+
     def get_steps(self, task, kind):
         """The steps of ``kind`` this interface offers, as step dicts."""
         steps = []
@@ -233,6 +247,14 @@ class DeployInterface(BaseInterface):
 
 
 class PowerInterface(BaseInterface):
+    """Reads and changes a node's power.
+
+    ``set_power_state`` and ``reboot`` take ``timeout`` (seconds, or None
+    for the interface's default) only when a caller gives one, so an
+    interface written without that argument keeps working for plain
+    power on, power off and reboot.
+    """
+
     interface_type = 'power'
 
     def get_power_state(self, task):
@@ -244,6 +266,10 @@ class PowerInterface(BaseInterface):
     def reboot(self, task):
         self.set_power_state(task, states.POWER_OFF)
         self.set_power_state(task, states.POWER_ON)
+
+    def get_supported_power_states(self, task):
+        """The power targets this interface accepts (states.POWER_*)."""
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
 class ManagementInterface(BaseInterface):
@@ -262,8 +288,48 @@ class BiosInterface(BaseInterface):
 
 
 class RAIDInterface(BaseInterface):
+    """Builds logical disks; knows which RAID layouts it accepts.
+
+    A layout (``node.target_raid_config``, the argument of RAID steps) has
+    the shape :data:`ironic_steps.drivers.raid.RAID_CONFIG_SCHEMA` defines.
+    """
+
     interface_type = 'raid'
+
+    def validate_raid_config(self, task, raid_config):
+        """:raises InvalidParameterValue: naming what is wrong."""
+        raid.validate_configuration(raid_config)
 
 
 class VendorInterface(BaseInterface):
     interface_type = 'vendor'
+
+
+class ConsoleInterface(BaseInterface):
+    """A serial console (not run by ironic-steps: only ``no-console``)."""
+
+    interface_type = 'console'
+
+
+class InspectInterface(BaseInterface):
+    """Hardware inspection (not run by ironic-steps: only ``no-inspect``)."""
+
+    interface_type = 'inspect'
+
+
+class NetworkInterface(BaseInterface):
+    """Switch ports and VIFs (not run by ironic-steps: only ``noop``)."""
+
+    interface_type = 'network'
+
+
+class RescueInterface(BaseInterface):
+    """Rescue mode (not run by ironic-steps: only ``no-rescue``)."""
+
+    interface_type = 'rescue'
+
+
+class StorageInterface(BaseInterface):
+    """Remote volumes (not run by ironic-steps: only ``noop``)."""
+
+    interface_type = 'storage'

@@ -60,8 +60,12 @@ def _interface(interface_type, name):
     return _cached(INTERFACES_NAMESPACE % interface_type, name)
 
 
-class _NoInterface(base.BaseInterface):
-    """Stands in for an interface type a hardware type does not support."""
+class NoInterface(base.BaseInterface):
+    """Stands in for an interface type a hardware type does not support.
+
+    It offers no steps and validates anything; callers that must tell it
+    from a real interface (node validation) check for this class.
+    """
 
     def __init__(self, interface_type):
         self.interface_type = interface_type
@@ -103,7 +107,7 @@ def build_driver_for_task(node):
         name = (_interface_name(node, interface_type)
                 or hw_type.default(interface_type))
         if name is None:
-            interfaces[interface_type] = _NoInterface(interface_type)
+            interfaces[interface_type] = NoInterface(interface_type)
             continue
         try:
             interfaces[interface_type] = _interface(interface_type, name)
@@ -113,3 +117,19 @@ def build_driver_for_task(node):
                 hardware_type=node.driver,
                 valid=', '.join(hw_type.supported(interface_type))) from exc
     return types.SimpleNamespace(hardware_type=hw_type, **interfaces)
+
+
+def driver_properties(name):
+    """What the default interfaces of hardware type ``name`` read from
+    ``driver_info``: {property: description}.
+
+    :raises DriverNotFound:
+    """
+    hw_type = hardware_type(name)
+    properties = {}
+    for interface_type in base.ALL_INTERFACES:
+        default = hw_type.default(interface_type)
+        if default is not None:
+            properties.update(_interface(interface_type,
+                                         default).get_properties())
+    return properties

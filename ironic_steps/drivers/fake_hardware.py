@@ -9,9 +9,14 @@ class FakeHardware(hardware_type.AbstractHardwareType):
     supported_interfaces = types.MappingProxyType({
         'bios': ('fake',),
         'boot': ('fake',),
+        'console': ('no-console',),
         'deploy': ('fake', 'fake-legacy'),
+        'inspect': ('no-inspect',),
         'management': ('fake',),
+        'network': ('noop',),
         'power': ('fake',),
         'raid': ('fake',),
+        'rescue': ('no-rescue',),
+        'storage': ('noop',),
         'vendor': ('fake',),
     })

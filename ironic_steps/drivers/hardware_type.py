@@ -2,6 +2,17 @@
 
 import types
 
+#: What a node gets for an interface type ironic-steps does not run, when
+#: its hardware type does not say otherwise (Ironic's no-op names; see
+#: :mod:`ironic_steps.drivers.modules.noop`).
+NOOP_INTERFACES = types.MappingProxyType({
+    'console': 'no-console',
+    'inspect': 'no-inspect',
+    'network': 'noop',
+    'rescue': 'no-rescue',
+    'storage': 'noop',
+})
+
 
 class AbstractHardwareType:
     """A family of machines and the interface implementations it supports.
@@ -9,14 +20,18 @@ class AbstractHardwareType:
     ``supported_interfaces`` maps each interface type (see
     :data:`ironic_steps.drivers.base.ALL_INTERFACES`) to the entry point
     names of the implementations a node of this type may use; the first is
-    the default.  An interface type the hardware type does not list gets the
-    no-op implementation of the matching base class.
+    the default.  An interface type the hardware type does not list gets
+    its no-op implementation from :data:`NOOP_INTERFACES`, or, for the
+    others, the step-less stand-in of the matching base class.
     """
 
     supported_interfaces = types.MappingProxyType({})
 
     def supported(self, interface_type):
-        return tuple(self.supported_interfaces.get(interface_type, ()))
+        names = self.supported_interfaces.get(interface_type)
+        if names is None and interface_type in NOOP_INTERFACES:
+            return (NOOP_INTERFACES[interface_type],)
+        return tuple(names or ())
 
     def default(self, interface_type):
         names = self.supported(interface_type)

@@ -22,7 +22,12 @@ from ironic_steps.objects import fields
 class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.0: Initial version (before deploy steps)
     # Version 1.1: Add deploy_step
-    # Version 1.2: Add traits
+    # Version 1.2: Add traits, and the fields of API 1.1-1.66:
+    #              raid_config, target_raid_config, console_enabled, fault,
+    #              inspection_started_at/finished_at, conductor_group,
+    #              automated_clean, protected(_reason), owner, lessee,
+    #              description, retired(_reason), network_data and the
+    #              console/inspect/network/rescue/storage interfaces
     VERSION = '1.2'
 
     dbapi = db_api.get_instance()
@@ -44,6 +49,24 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'maintenance_reason': fields.StringField(nullable=True),
         'last_error': fields.StringField(nullable=True),
         'reservation': fields.StringField(nullable=True),
+        # Why the service itself put the node in maintenance (states.FAULTS).
+        'fault': fields.StringField(nullable=True),
+        'console_enabled': fields.BooleanField(nullable=True),
+        'inspection_started_at': fields.DateTimeField(nullable=True),
+        'inspection_finished_at': fields.DateTimeField(nullable=True),
+
+        # The stored value is never None; these fields are nullable so that
+        # a node received from a peer that predates them can be read.
+        'conductor_group': fields.StringField(nullable=True),
+        'protected': fields.BooleanField(nullable=True),
+        'retired': fields.BooleanField(nullable=True),
+        # None: [conductor] automated_clean decides.
+        'automated_clean': fields.BooleanField(nullable=True),
+        'protected_reason': fields.StringField(nullable=True),
+        'retired_reason': fields.StringField(nullable=True),
+        'owner': fields.StringField(nullable=True),
+        'lessee': fields.StringField(nullable=True),
+        'description': fields.StringField(nullable=True),
 
         # The clean step running now (or that failed); {} when none.
         'clean_step': fields.FlexibleDictField(nullable=True),
@@ -56,13 +79,22 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'instance_info': fields.FlexibleDictField(nullable=True),
         'properties': fields.FlexibleDictField(nullable=True),
         'extra': fields.FlexibleDictField(nullable=True),
+        # RAID layouts (see drivers/raid.py): the one built, the one wanted.
+        'raid_config': fields.FlexibleDictField(nullable=True),
+        'target_raid_config': fields.FlexibleDictField(nullable=True),
+        'network_data': fields.FlexibleDictField(nullable=True),
 
         'bios_interface': fields.StringField(nullable=True),
         'boot_interface': fields.StringField(nullable=True),
+        'console_interface': fields.StringField(nullable=True),
         'deploy_interface': fields.StringField(nullable=True),
+        'inspect_interface': fields.StringField(nullable=True),
         'management_interface': fields.StringField(nullable=True),
+        'network_interface': fields.StringField(nullable=True),
         'power_interface': fields.StringField(nullable=True),
         'raid_interface': fields.StringField(nullable=True),
+        'rescue_interface': fields.StringField(nullable=True),
+        'storage_interface': fields.StringField(nullable=True),
         'vendor_interface': fields.StringField(nullable=True),
 
         'created_at': fields.DateTimeField(nullable=True),
@@ -72,7 +104,18 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'traits': fields.ListOfStringsField(nullable=True),
     }
 
-    FIELD_SINCE = {'deploy_step': '1.1', 'traits': '1.2'}
+    FIELD_SINCE = {
+        'deploy_step': '1.1',
+        **dict.fromkeys((
+            'traits',
+            'fault', 'console_enabled', 'inspection_started_at',
+            'inspection_finished_at', 'conductor_group', 'protected',
+            'retired', 'automated_clean', 'protected_reason',
+            'retired_reason', 'owner', 'lessee', 'description',
+            'raid_config', 'target_raid_config', 'network_data',
+            'console_interface', 'inspect_interface', 'network_interface',
+            'rescue_interface', 'storage_interface'), '1.2'),
+    }
     LOADED_ON_USE = frozenset(['traits'])
 
     #: The fields that are columns of the node's row.
@@ -80,7 +123,9 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
 
     #: Columns whose stored value differs from the field's (naive times).
     _COERCED_FROM_DB = frozenset(['created_at', 'updated_at',
-                                  'provision_updated_at'])
+                                  'provision_updated_at',
+                                  'inspection_started_at',
+                                  'inspection_finished_at'])
 
     # --- loading --------------------------------------------------------
 
@@ -191,6 +236,9 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         values = self.obj_get_changes()
         self._refuse_trait_changes(values)
         values.setdefault('maintenance', False)
+        # As in save(): the pinned release's services could not read them.
+        for field in self.fields_unknown_at(self.get_target_version()):
+            values.pop(field, None)
         db_node = self.dbapi.create_node(values)
         self._from_db_object(context or self._context, db_node, self)
 

@@ -71,8 +71,7 @@ def _list(detail_path):
     base = responses.public_url()
     path = '/v1/deploy_templates' + ('/detail' if detail_path else '')
     return responses.json_response(pagination.collection(
-        'deploy_templates', [_VIEW.to_dict(t, fields, base)
-                             for t in templates],
+        'deploy_templates', _VIEW.bodies(templates, version, fields, base),
         base + path, args, page, templates))
 
 
@@ -91,10 +90,9 @@ def show(ident):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:deploy_template:get', context)
     query.check_known(flask.request.args, ('fields',))
-    fields = (_VIEW.parse_fields(flask.request.args.get('fields'), version)
-              or _VIEW.visible_fields(version))
+    fields = _VIEW.parse_fields(flask.request.args.get('fields'), version)
     template = _get(context, ident)
-    return responses.json_response(_VIEW.to_dict(template, fields))
+    return responses.json_response(_VIEW.body(template, version, fields))
 
 
 @blueprint.post('')
@@ -108,7 +106,7 @@ def create():
     template = objects.DeployTemplate(context, **values)
     template.create()
     return responses.json_response(
-        _VIEW.to_dict(template, _VIEW.visible_fields(version)), status=201,
+        _VIEW.body(template, version), status=201,
         headers={'Location': responses.url('deploy_templates',
                                            template.uuid)})
 
@@ -125,8 +123,7 @@ def update(ident):
         for field, value in changes.items():
             setattr(template, field, value)
         template.save()
-    return responses.json_response(
-        _VIEW.to_dict(template, _VIEW.visible_fields(version)))
+    return responses.json_response(_VIEW.body(template, version))
 
 
 @blueprint.delete('/<ident>')

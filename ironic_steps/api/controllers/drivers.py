@@ -2,41 +2,50 @@
 
 Every driver here is a hardware type (Ironic's ``dynamic`` drivers); there
 are no ``classic`` ones.  Every live conductor serves every enabled type,
-so the hosts of each are the conductors heartbeating in the database.
+so the hosts of each are the live conductors.  A driver's properties (what
+its interfaces read from ``driver_info``) come from a conductor, which
+loads drivers; the API does not.
 """
 
-import datetime
-
 import flask
-from oslo_utils import timeutils
 
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
-from ironic_steps.conf import CONF
-from ironic_steps.db import api as db_api
 from ironic_steps.drivers import base as drivers_base
 from ironic_steps.drivers import driver_factory
+from ironic_steps import objects
 
 blueprint = flask.Blueprint('drivers', __name__, url_prefix='/v1/drivers')
 
-_DYNAMIC_VERSION = (1, versions.MINOR_30_DYNAMIC_DRIVERS)
-#: Interfaces shown from a later version than the other ones.
-_INTERFACE_VERSIONS = {'bios': (1, versions.MINOR_40_BIOS_INTERFACE)}
+_DYNAMIC_VERSION = versions.at(versions.MINOR_30_DYNAMIC_DRIVERS)
+_PROPERTIES_LINK_VERSION = versions.at(
+    versions.MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES)
+#: Interfaces shown from a later version than the other ones, as Ironic.
+_INTERFACE_VERSIONS = {
+    'storage': versions.at(versions.MINOR_33_STORAGE_INTERFACE),
+    'rescue': versions.at(versions.MINOR_38_RESCUE_INTERFACE),
+    'bios': versions.at(versions.MINOR_40_BIOS_INTERFACE),
+}
 
 
-def _live_conductors():
-    seen_after = timeutils.utcnow() - datetime.timedelta(
-        seconds=CONF.conductor.heartbeat_timeout)
-    return db_api.get_instance().get_online_conductors(seen_after)
+def _enabled(name):
+    """:raises DriverNotFound: unless ``name`` is an enabled type."""
+    enabled = driver_factory.enabled_hardware_types()
+    if name not in enabled:
+        raise exception.DriverNotFound(driver_name=name,
+                                       enabled=', '.join(enabled))
 
 
 def _driver(name, detail, base, hosts):
     version = flask.g.version
     driver = {'name': name, 'hosts': hosts,
               'links': responses.links('drivers', name, base=base)}
+    if version >= _PROPERTIES_LINK_VERSION:
+        driver['properties'] = responses.links('drivers', name,
+                                               'properties', base=base)
     if version < _DYNAMIC_VERSION:
         return driver
     driver['type'] = 'dynamic'
@@ -65,7 +74,7 @@ def list_drivers():
     names = ([] if driver_type == 'classic'
              else driver_factory.enabled_hardware_types())
     base = responses.public_url()
-    hosts = _live_conductors()
+    hosts = objects.Conductor.alive_hostnames()
     return responses.json_response(
         {'drivers': [_driver(name, detail, base, hosts)
                      for name in names]})
@@ -75,9 +84,17 @@ def list_drivers():
 def show(name):
     policy.authorize('baremetal:driver:get', flask.g.context)
     query.check_known(flask.request.args, ())
-    enabled = driver_factory.enabled_hardware_types()
-    if name not in enabled:
-        raise exception.DriverNotFound(driver_name=name,
-                                       enabled=', '.join(enabled))
+    _enabled(name)
     return responses.json_response(
-        _driver(name, True, responses.public_url(), _live_conductors()))
+        _driver(name, True, responses.public_url(),
+                objects.Conductor.alive_hostnames()))
+
+
+@blueprint.get('/<name>/properties')
+def properties(name):
+    """{property: description} of what the driver reads from driver_info."""
+    policy.authorize('baremetal:driver:get_properties', flask.g.context)
+    query.check_known(flask.request.args, ())
+    _enabled(name)
+    return responses.json_response(
+        flask.g.rpcapi.get_driver_properties(flask.g.context, name))

@@ -49,7 +49,7 @@ def heartbeat(ident):
                 feature='%s in a heartbeat' % key,
                 needed=versions.to_string(needed),
                 version=versions.to_string(version))
-    node = node_ident.get_row(flask.g.context, ident)
+    node = node_ident.get_row(flask.g.context, ident, version)
     flask.g.rpcapi.heartbeat(flask.g.context, node.uuid,
                              callback_url=callback_url, **values)
     return responses.empty(202)

@@ -1,14 +1,21 @@
-"""/v1/nodes/{node}/states: read a node's states, request a provision action.
+"""/v1/nodes/{node}/states: read a node's states; change its provision
+state, its power or its target RAID configuration.
 
 ``PUT .../states/provision`` with ``{"target": T}`` asks the conductor for
 the action; the work goes on asynchronously, so the answer is 202 with a
 ``Location`` to poll.  The conductor checks the request under the node's
 lock before anything changes (the state, and any steps asked for), so a
-refusal is a 4xx that leaves the node as it was.
+refusal is a 4xx that leaves the node as it was.  A target below its
+version is refused 406, as Ironic refuses it.
 
 Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
 (1.69) and ``clean`` requires ``clean_steps`` (1.15); their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
+
+``PUT .../states/power`` is asynchronous too (202, the node shows
+``target_power_state`` until it is done); ``PUT .../states/raid`` stores
+the target RAID configuration once the node's RAID interface accepted it
+(204).
 """
 
 import dataclasses
@@ -47,9 +54,11 @@ _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
 
 _TARGETS = {
     'manage': _Target('do_provisioning_action',
-                      {'action': states.EVENT_MANAGE}),
+                      {'action': states.EVENT_MANAGE},
+                      since=(1, versions.MINOR_4_MANAGEABLE_STATE)),
     'provide': _Target('do_provisioning_action',
-                       {'action': states.EVENT_PROVIDE}),
+                       {'action': states.EVENT_PROVIDE},
+                       since=(1, versions.MINOR_4_MANAGEABLE_STATE)),
     'active': _Target('do_node_deploy', {'rebuild': False},
                       extras=_DEPLOY_STEPS),
     'rebuild': _Target('do_node_deploy', {'rebuild': True},
@@ -66,24 +75,41 @@ _TARGETS = {
 #: What a request body may name, at the versions that introduced it.
 _BODY_KEYS = ('target', 'deploy_steps', 'clean_steps')
 
+#: Power targets -> the version that accepts them.
+_POWER_TARGETS = {
+    states.POWER_ON: versions.MINOR_1_INITIAL_VERSION,
+    states.POWER_OFF: versions.MINOR_1_INITIAL_VERSION,
+    states.REBOOT: versions.MINOR_1_INITIAL_VERSION,
+    states.SOFT_POWER_OFF: versions.MINOR_27_SOFT_POWER_OFF,
+    states.SOFT_REBOOT: versions.MINOR_27_SOFT_POWER_OFF,
+}
+#: Power is left alone while cleaning, whose steps may be using it.
+_NO_POWER_CHANGE_STATES = (states.CLEANING, states.CLEANWAIT)
+
 
 @blueprint.get('')
 def show(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:get', context)
-    node = node_ident.get_row(context, ident)
-    return responses.json_response(node_view.states(node))
+    node = node_ident.get_row(context, ident, flask.g.version)
+    return responses.json_response(node_view.states(node, flask.g.version))
 
 
 def _target(request_body, version):
     name = request_body.get('target')
     target = _TARGETS.get(name) if isinstance(name, str) else None
-    if target is None or version < target.since:
+    if target is None:
         valid = [n for n, t in _TARGETS.items() if t.since <= version]
         raise exception.InvalidParameterValue(
             err='Unknown provision target %r; valid targets at API version '
                 '%s: %s' % (name, versions.to_string(version),
                             ', '.join(valid)))
+    if version < target.since:
+        # Ironic's answer to a verb from a later version: 406.
+        raise errors.FeatureNotInVersion(
+            feature='Provision target %r' % name,
+            needed=versions.to_string(target.since),
+            version=versions.to_string(version))
     return name, target
 
 
@@ -115,7 +141,7 @@ def set_provision_state(ident):
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, version)
     rpcapi = flask.g.rpcapi
     if target.method == 'do_node_deploy' and not rpcapi.can_send_version(
             '1.2'):
@@ -129,3 +155,64 @@ def set_provision_state(ident):
                                    **extras)
     return responses.empty(202, headers={
         'Location': responses.url('nodes', node.uuid, 'states')})
+
+
+def _power_request(request_body, version):
+    """(target, timeout) of a power request, checked against ``version``."""
+    target = request_body.get('target')
+    if not isinstance(target, str) or target not in _POWER_TARGETS:
+        raise exception.InvalidParameterValue(
+            err='Unknown power target %r; valid targets: %s' % (
+                target, ', '.join(t for t, minor in _POWER_TARGETS.items()
+                                  if version >= versions.at(minor))))
+    versions.require(version, _POWER_TARGETS[target],
+                     'Power target %r' % target)
+    timeout = request_body.get('timeout')
+    if timeout is not None:
+        versions.require(version, versions.MINOR_27_SOFT_POWER_OFF,
+                         'A power timeout')
+        if (not isinstance(timeout, int) or isinstance(timeout, bool)
+                or timeout < 1):
+            raise exception.InvalidParameterValue(
+                err='timeout must be a positive integer (seconds), got %r'
+                    % (timeout,))
+    return target, timeout
+
+
+@blueprint.put('/power')
+def set_power_state(ident):
+    context, version = flask.g.context, flask.g.version
+    policy.authorize('baremetal:node:set_power_state', context)
+    target, timeout = _power_request(
+        body.json_object(('target', 'timeout')), version)
+    node = node_ident.get_row(context, ident, version)
+    if node.provision_state in _NO_POWER_CHANGE_STATES:
+        raise exception.InvalidStateRequested(
+            action=target, node=node.uuid, state=node.provision_state,
+            allowed='none while cleaning')
+    flask.g.rpcapi.change_node_power_state(context, node.uuid, target,
+                                           timeout=timeout)
+    return responses.empty(202, headers={
+        'Location': responses.url('nodes', node.uuid, 'states')})
+
+
+@blueprint.put('/raid')
+def set_raid_state(ident):
+    """The body is the target RAID configuration itself ({} clears it)."""
+    context, version = flask.g.context, flask.g.version
+    policy.authorize('baremetal:node:set_raid_state', context)
+    versions.require(version, versions.MINOR_12_RAID_CONFIG,
+                     'Setting the target RAID configuration')
+    target_raid_config = body.json_body()
+    if not isinstance(target_raid_config, dict):
+        raise exception.InvalidParameterValue(
+            err='The target RAID configuration must be a JSON object, got '
+                '%r' % (target_raid_config,))
+    node = node_ident.get_row(context, ident, version)
+    try:
+        flask.g.rpcapi.set_target_raid_config(context, node.uuid,
+                                              target_raid_config)
+    except exception.UnsupportedDriverExtension as exc:
+        # As in Ironic: a node without RAID is a missing resource.
+        raise exception.NotFound(str(exc)) from exc
+    return responses.empty(204)

@@ -44,7 +44,8 @@ def list_traits(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:traits:list', context)
     query.check_known(flask.request.args, ())
-    node = node_ident.get_row(context, ident, with_traits=True)
+    node = node_ident.get_row(context, ident, flask.g.version,
+                              with_traits=True)
     return responses.json_response({'traits': node.traits})
 
 
@@ -67,7 +68,7 @@ def set_traits(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:traits:set', context)
     traits = _traits_of(body.json_body(default=None))
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.add_node_traits(context, node.uuid, traits, replace=True)
     return responses.empty(204)
 
@@ -80,7 +81,7 @@ def add_trait(ident, trait):
         raise errors.InvalidBody(reason='no body is taken when adding one '
                                  'trait; ' + _HOW)
     traits_rules.check(trait)
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.add_node_traits(context, node.uuid, [trait])
     return responses.empty(204, headers={
         'Location': responses.url('nodes', ident, 'traits', trait)})
@@ -90,7 +91,7 @@ def add_trait(ident, trait):
 def remove_all_traits(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:traits:delete', context)
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.remove_node_traits(context, node.uuid)
     return responses.empty(204)
 
@@ -99,6 +100,6 @@ def remove_all_traits(ident):
 def remove_trait(ident, trait):
     context = flask.g.context
     policy.authorize('baremetal:node:traits:delete', context)
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.remove_node_traits(context, node.uuid, [trait])
     return responses.empty(204)

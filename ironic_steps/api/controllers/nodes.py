@@ -6,10 +6,12 @@ and a node's traits only when they are shown);
 every change goes through the conductor (``flask.g.rpcapi``, a
 :class:`rpcapi.ConductorAPI`), which owns node locks and checks states;
 conductor calls take the node's UUID, which routes them.
-Provision state changes live in :mod:`node_states`.
+Provision state changes live in :mod:`node_states`, maintenance in
+:mod:`node_maintenance`.
 """
 
 import flask
+from oslo_utils import uuidutils
 
 from ironic_steps.api import body
 from ironic_steps.api import errors
@@ -23,19 +25,62 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
+from ironic_steps.common import state_machine
+from ironic_steps.common import states
 from ironic_steps import objects
 
 blueprint = flask.Blueprint('nodes', __name__, url_prefix='/v1/nodes')
 
-#: List filters -> the version that introduced them.
+#: List filters -> the version that introduced them, as Ironic gates them
+#: (``retired`` and ``description_contains`` it does not gate).
 _FILTERS = {
-    'provision_state': versions.MIN_VERSION,
     'maintenance': versions.MIN_VERSION,
-    'driver': (1, versions.MINOR_16_DRIVER_FILTER),
-    'resource_class': (1, versions.MINOR_21_RESOURCE_CLASS),
+    'associated': versions.MIN_VERSION,
+    'instance_uuid': versions.MIN_VERSION,
+    'retired': versions.MIN_VERSION,
+    'description_contains': versions.MIN_VERSION,
+    'provision_state': versions.at(versions.MINOR_9_PROVISION_STATE_FILTER),
+    'driver': versions.at(versions.MINOR_16_DRIVER_FILTER),
+    'resource_class': versions.at(versions.MINOR_21_RESOURCE_CLASS),
+    'fault': versions.at(versions.MINOR_42_FAULT),
+    'conductor_group': versions.at(versions.MINOR_46_NODE_CONDUCTOR_GROUP),
+    'conductor': versions.at(versions.MINOR_49_CONDUCTORS),
+    'owner': versions.at(versions.MINOR_50_NODE_OWNER),
+    'lessee': versions.at(versions.MINOR_65_NODE_LESSEE),
 }
+_BOOLEAN_FILTERS = frozenset(['maintenance', 'associated', 'retired'])
 _LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail')
                          + tuple(_FILTERS))
+
+
+def _compute():
+    """How this request computes a node's computed fields."""
+    return node_view.computer(flask.g.rpcapi.get_conductor_for)
+
+
+def _body(node, fields=None):
+    """The body of ``node`` at this request's version (see
+    :meth:`view.View.body`)."""
+    return node_view.VIEW.body(node, flask.g.version, fields,
+                               compute=_compute())
+
+
+def _filter_value(args, name):
+    if name in _BOOLEAN_FILTERS:
+        return query.boolean(args, name)
+    value = args[name]
+    if name == 'provision_state' and value not in state_machine.STATES:
+        raise exception.InvalidParameterValue(
+            err='Unknown provision state %r; states: %s' % (
+                value, ', '.join(sorted(state_machine.STATES))))
+    if name == 'fault' and value not in states.FAULTS:
+        raise exception.InvalidParameterValue(
+            err='Unknown fault %r; faults: %s' % (
+                value, ', '.join(states.FAULTS)))
+    if name == 'instance_uuid' and not uuidutils.is_uuid_like(value):
+        raise exception.InvalidParameterValue(
+            err='instance_uuid must be a UUID, got %r' % (value,))
+    return value
 
 
 def _filters(args, version):
@@ -48,8 +93,7 @@ def _filters(args, version):
                 feature='Filtering nodes by %s' % name,
                 needed=versions.to_string(needed),
                 version=versions.to_string(version))
-        filters[name] = (query.boolean(args, name) if name == 'maintenance'
-                         else args[name])
+        filters[name] = _filter_value(args, name)
     return filters
 
 
@@ -60,18 +104,28 @@ def _list(detail_path):
     query.check_known(args, _LIST_PARAMS)
     fields = node_view.VIEW.list_fields_for(args, version, detail_path)
     filters = _filters(args, version)
+    # The conductor of a node is the hash ring's answer, not a column.
+    conductor = filters.pop('conductor', None)
     page = pagination.parse(args)
     if page.sort_key in node_view.FIELDS:
         node_view.check_fields([page.sort_key], version)
     marker = pagination.marker_item(
         page, lambda uuid: objects.Node.get_by_uuid(context, uuid), 'node')
+    shown = fields or node_view.visible_fields(version)
     nodes = objects.Node.list_fields(
-        context, fields + ('uuid',), filters=filters, limit=page.limit,
-        marker=marker, sort_key=page.sort_key, sort_dir=page.sort_dir)
+        context, node_view.columns(shown) + ('uuid',), filters=filters,
+        limit=page.limit, marker=marker, sort_key=page.sort_key,
+        sort_dir=page.sort_dir)
+    matching = nodes if conductor is None else [
+        node for node in nodes
+        if flask.g.rpcapi.get_conductor_for(node.uuid) == conductor]
     base = responses.public_url()
     path = '/v1/nodes/detail' if detail_path else '/v1/nodes'
+    # The page read decides whether there is a next one, whatever the
+    # conductor filter left of it.
     return responses.json_response(pagination.collection(
-        'nodes', [node_view.to_dict(node, fields, base) for node in nodes],
+        'nodes', node_view.VIEW.bodies(matching, version, fields, base,
+                                       _compute()),
         base + path, args, page, nodes))
 
 
@@ -90,20 +144,39 @@ def show(ident):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:get', context)
     query.check_known(flask.request.args, ('fields',))
-    fields = (node_view.parse_fields(flask.request.args.get('fields'),
-                                     version)
-              or node_view.visible_fields(version))
-    node = node_ident.get_row(context, ident, with_traits='traits' in fields)
-    return responses.json_response(node_view.to_dict(node, fields))
+    fields = node_view.parse_fields(flask.request.args.get('fields'),
+                                    version)
+    node = node_ident.get_row(
+        context, ident, version,
+        with_traits='traits' in (fields or node_view.visible_fields(version)))
+    return responses.json_response(_body(node, fields))
 
 
-def _driver_is_input(call, *args):
+@blueprint.get('/<ident>/validate')
+def validate(ident):
+    """Each interface's check of the node: {interface: {result, reason}}."""
+    context, version = flask.g.context, flask.g.version
+    policy.authorize('baremetal:node:validate', context)
+    query.check_known(flask.request.args, ())
+    node = node_ident.get_row(context, ident, version)
+    return responses.json_response(
+        flask.g.rpcapi.validate_driver_interfaces(context, node.uuid))
+
+
+def _driver_is_input(call, *args, **kwargs):
     """An unknown driver in a request body is a bad request, not a 404."""
     try:
-        return call(*args)
+        return call(*args, **kwargs)
     except exception.DriverNotFound as exc:
         raise exception.InvalidParameterValue(
             err=errors.message_of(exc)) from exc
+
+
+def _initial_state(version):
+    """Ironic's: nodes start in ``enroll`` from 1.11, ``available`` before."""
+    if version < versions.at(versions.MINOR_11_ENROLL_STATE):
+        return states.AVAILABLE
+    return states.ENROLL
 
 
 @blueprint.post('')
@@ -113,32 +186,52 @@ def create():
     values = node_schema.check_create(body.json_body(), version)
     if values.get('uuid') is None:
         values.pop('uuid', None)
-    node = _driver_is_input(flask.g.rpcapi.create_node, context,
-                            objects.Node(context, **values))
+    for field in node_view.COMPUTED_FIELDS:
+        values.pop(field, None)
+    node = objects.Node(context, **values)
+    node.provision_state = _initial_state(version)
+    node = _driver_is_input(flask.g.rpcapi.create_node, context, node)
     return responses.json_response(
-        node_view.to_dict(node, node_view.visible_fields(version)),
-        status=201, headers={'Location': responses.url('nodes', node.uuid)})
+        _body(node), status=201,
+        headers={'Location': responses.url('nodes', node.uuid)})
+
+
+def _reset_interfaces(args, version, changes):
+    """?reset_interfaces (1.45): reset the interfaces a new driver gets."""
+    reset = query.boolean(args, 'reset_interfaces')
+    if reset is None:
+        return False
+    versions.require(version, versions.MINOR_45_RESET_INTERFACES,
+                     '?reset_interfaces')
+    if 'driver' not in changes:
+        raise exception.InvalidParameterValue(
+            err='reset_interfaces applies only to a PATCH that changes the '
+                "node's driver")
+    return reset
 
 
 @blueprint.patch('/<ident>')
 def update(ident):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:update', context)
+    args = flask.request.args
+    query.check_known(args, ('reset_interfaces',))
     patch = body.json_body()
-    node = node_ident.get_node(context, ident)
+    node = node_ident.get_node(context, ident, version)
     changes = node_patch.changes(node, patch, version)
+    reset = _reset_interfaces(args, version, changes)
     if changes:
         for field, value in changes.items():
             setattr(node, field, value)
-        node = _driver_is_input(flask.g.rpcapi.update_node, context, node)
-    return responses.json_response(
-        node_view.to_dict(node, node_view.visible_fields(version)))
+        node = _driver_is_input(flask.g.rpcapi.update_node, context, node,
+                                reset_interfaces=reset)
+    return responses.json_response(_body(node))
 
 
 @blueprint.delete('/<ident>')
 def delete(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:delete', context)
-    node = node_ident.get_row(context, ident)
+    node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.destroy_node(context, node.uuid)
     return responses.empty(204)

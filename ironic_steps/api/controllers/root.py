@@ -9,10 +9,14 @@ blueprint = flask.Blueprint('root', __name__)
 
 _DESCRIPTION = ('ironic-steps: bare-metal provisioning with deploy steps, '
                 'serving the OpenStack Ironic API.')
-_RESOURCES = ('nodes', 'drivers', 'heartbeat')
-#: Resources listed from a later version than the others.
-_LATER_RESOURCES = {
-    'deploy_templates': (1, versions.MINOR_55_DEPLOY_TEMPLATES),
+#: Resources /v1 links to -> the version that shows them.
+_RESOURCES = {
+    'nodes': versions.MIN_VERSION,
+    'drivers': versions.MIN_VERSION,
+    'lookup': versions.at(versions.MINOR_22_LOOKUP_HEARTBEAT),
+    'heartbeat': versions.at(versions.MINOR_22_LOOKUP_HEARTBEAT),
+    'conductors': versions.at(versions.MINOR_49_CONDUCTORS),
+    'deploy_templates': versions.at(versions.MINOR_55_DEPLOY_TEMPLATES),
 }
 
 
@@ -49,9 +53,7 @@ def v1():
                          'type': 'application/vnd.openstack.ironic.v1+json'}],
         'version': _version(),
     }
-    for resource in _RESOURCES:
-        body[resource] = responses.links(resource + '/', base=base)
-    for resource, since in _LATER_RESOURCES.items():
-        if flask.g.version >= since:
+    for resource, needed in _RESOURCES.items():
+        if needed <= flask.g.version:
             body[resource] = responses.links(resource + '/', base=base)
     return responses.json_response(body)

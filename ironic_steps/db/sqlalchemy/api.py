@@ -103,15 +103,28 @@ def get_backend():
 _NODES = models.Node.__table__
 _CONDUCTORS = models.Conductor.__table__
 
-_SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at', 'updated_at',
-                        'provision_state', 'provision_updated_at', 'driver',
-                        'resource_class', 'power_state', 'maintenance'])
+#: Nodes sort on any column but the JSON ones, as in Ironic.
+_SORT_KEYS = frozenset(column.name for column in _NODES.c
+                       if not isinstance(column.type, models.JSONEncoded))
+_CONDUCTOR_SORT_KEYS = frozenset(['id', 'hostname', 'created_at',
+                                  'updated_at'])
 # Taking or dropping a lock is not a change of the node: keep updated_at
 # instead of letting the column's onupdate default bump it.
 _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 
+#: Node list filters: column equality, or a condition built from the value.
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
-                      'maintenance', 'reservation', 'instance_uuid'])
+                      'maintenance', 'reservation', 'instance_uuid', 'fault',
+                      'owner', 'lessee', 'retired'])
+_CONDITIONS = {
+    # Case-insensitive, as in Ironic: groups are stored lower-case.
+    'conductor_group': lambda value: _NODES.c.conductor_group == value.lower(),
+    'associated': lambda value: (_NODES.c.instance_uuid.is_not(None) if value
+                                 else _NODES.c.instance_uuid.is_(None)),
+    'description_contains': lambda value: _NODES.c.description.contains(
+        value, autoescape=True),
+    'provisioned_before': lambda value: _NODES.c.provision_updated_at < value,
+}
 
 # Built once: SQLAlchemy then finds their compiled form in its cache
 # without building and hashing a new statement for every call.
@@ -205,9 +218,11 @@ class _NodeQueries:
                       sort_key='id', sort_dir='asc', columns=None):
         """Nodes matching ``filters``, after ``marker`` in sort order.
 
-        :param filters: column -> value equality filters, plus
-            ``provisioned_before``: a datetime provision_updated_at must
-            be earlier than.
+        :param filters: column -> value equality filters (``_FILTERS``),
+            plus the conditions of ``_CONDITIONS``: ``conductor_group``
+            (any case), ``associated`` (has an instance or not),
+            ``description_contains`` and ``provisioned_before`` (a
+            datetime provision_updated_at must be earlier than).
         :param marker: the node (a row or object) the previous page ended
             with; ties on the sort key are broken by id.
         :param columns: the column names each row needs (``id`` and the
@@ -223,16 +238,15 @@ class _NodeQueries:
             names = dict.fromkeys(('id', sort_key) + tuple(columns))
             query = sa.select(*(node_traits.TRAITS_COLUMN if name == 'traits'
                                 else _NODES.c[name] for name in names))
-        filters = dict(filters or {})
-        before = filters.pop('provisioned_before', None)
-        if before is not None:
-            query = query.where(_NODES.c.provision_updated_at < before)
-        for key, value in filters.items():
-            if key not in _FILTERS:
+        for key, value in (filters or {}).items():
+            if key in _CONDITIONS:
+                query = query.where(_CONDITIONS[key](value))
+            elif key in _FILTERS:
+                query = query.where(_NODES.c[key] == value)
+            else:
                 raise exception.InvalidParameterValue(
                     err='Cannot filter nodes on %s; filters: %s' % (
-                        key, ', '.join(sorted(_FILTERS))))
-            query = query.where(_NODES.c[key] == value)
+                        key, ', '.join(sorted(_FILTERS | set(_CONDITIONS)))))
         query = paging.page(query, _NODES, _SORT_KEYS, 'nodes', limit=limit,
                             marker=marker, sort_key=sort_key,
                             sort_dir=sort_dir)
@@ -393,6 +407,32 @@ class _ConductorQueries:
                 sa.select(_CONDUCTORS.c.hostname).where(
                     _CONDUCTORS.c.online.is_(True),
                     _CONDUCTORS.c.updated_at > seen_after)).scalars())
+
+    def get_conductor(self, hostname):
+        """The row of the conductor called ``hostname``, alive or not.
+
+        :raises ConductorNotFound:
+        """
+        with _read_one() as connection:
+            row = connection.execute(sa.select(_CONDUCTORS).where(
+                _CONDUCTORS.c.hostname == hostname)).one_or_none()
+        if row is None:
+            raise exception.ConductorNotFound(conductor=hostname)
+        return row
+
+    def get_conductor_list(self, limit=None, marker=None, sort_key='id',
+                           sort_dir='asc'):
+        """Every conductor ever registered, alive or not, one page of them.
+
+        :param marker: the conductor (a row or object) the previous page
+            ended with.
+        """
+        query = paging.page(sa.select(_CONDUCTORS), _CONDUCTORS,
+                            _CONDUCTOR_SORT_KEYS, 'conductors', limit=limit,
+                            marker=marker, sort_key=sort_key,
+                            sort_dir=sort_dir)
+        with _read_one() as connection:
+            return connection.execute(query).all()
 
 
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,

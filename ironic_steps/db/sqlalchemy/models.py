@@ -39,6 +39,9 @@ class Node(Base):
         sa.Index('nodes_provision_state_idx', 'provision_state'),
         sa.Index('nodes_reservation_idx', 'reservation'),
         sa.Index('nodes_resource_class_idx', 'resource_class'),
+        sa.Index('nodes_conductor_group_idx', 'conductor_group'),
+        sa.Index('nodes_owner_idx', 'owner'),
+        sa.Index('nodes_lessee_idx', 'lessee'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
@@ -57,6 +60,25 @@ class Node(Base):
     maintenance_reason = sa.Column(sa.Text)
     last_error = sa.Column(sa.Text)
     reservation = sa.Column(sa.String(255))
+    fault = sa.Column(sa.String(255))
+    console_enabled = sa.Column(sa.Boolean, nullable=False, default=False,
+                                server_default=sa.false())
+    inspection_started_at = sa.Column(sa.DateTime)
+    inspection_finished_at = sa.Column(sa.DateTime)
+
+    # Who may use the node and how (API 1.46-1.66).
+    conductor_group = sa.Column(sa.String(255), nullable=False, default='',
+                                server_default=sa.text("''"))
+    automated_clean = sa.Column(sa.Boolean)
+    protected = sa.Column(sa.Boolean, nullable=False, default=False,
+                          server_default=sa.false())
+    protected_reason = sa.Column(sa.Text)
+    owner = sa.Column(sa.String(255))
+    lessee = sa.Column(sa.String(255))
+    description = sa.Column(sa.Text)
+    retired = sa.Column(sa.Boolean, nullable=False, default=False,
+                        server_default=sa.false())
+    retired_reason = sa.Column(sa.Text)
 
     clean_step = sa.Column(JSONEncoded)
     deploy_step = sa.Column(JSONEncoded)
@@ -65,13 +87,21 @@ class Node(Base):
     instance_info = sa.Column(JSONEncoded)
     properties = sa.Column(JSONEncoded)
     extra = sa.Column(JSONEncoded)
+    raid_config = sa.Column(JSONEncoded)
+    target_raid_config = sa.Column(JSONEncoded)
+    network_data = sa.Column(JSONEncoded)
 
     bios_interface = sa.Column(sa.String(255))
     boot_interface = sa.Column(sa.String(255))
+    console_interface = sa.Column(sa.String(255))
     deploy_interface = sa.Column(sa.String(255))
+    inspect_interface = sa.Column(sa.String(255))
     management_interface = sa.Column(sa.String(255))
+    network_interface = sa.Column(sa.String(255))
     power_interface = sa.Column(sa.String(255))
     raid_interface = sa.Column(sa.String(255))
+    rescue_interface = sa.Column(sa.String(255))
+    storage_interface = sa.Column(sa.String(255))
     vendor_interface = sa.Column(sa.String(255))
 
 

@@ -8,7 +8,9 @@ The default deploy of fake-hardware, highest priority first::
      60  management.set_instance_boot_device    } tied priority: the
      60  boot.prepare_instance_boot             } interface order decides
      20  power.boot_instance            power on into the new instance
-      0  raid.apply_configuration       only when requested
+      0  raid.apply_configuration       only when requested (builds its
+                                        raid_config argument, else the
+                                        node's target_raid_config)
       0  bios.apply_configuration       only when requested
 
 Automated cleaning runs ``deploy.erase_devices_metadata`` (priority 10);
@@ -16,8 +18,9 @@ manual cleaning may also ask for ``deploy.erase_devices`` (asynchronous,
 abortable: the fake agent heartbeats when it is done).
 
 Operators and tests can make any fake step fail by naming it in the node's
-``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``),
-and slow every step down with ``[fake] step_delay``.
+``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``;
+``"power.set_power_state"`` and ``"power.reboot"`` fail those power
+actions), and slow every step down with ``[fake] step_delay``.
 """
 
 import time
@@ -35,15 +38,19 @@ LOG = log.getLogger(__name__)
 FAIL_STEP_KEY = 'fake_fail_step'
 
 
+def _fail_if_asked(task, name):
+    if (task.node.driver_info or {}).get(FAIL_STEP_KEY) == name:
+        raise exception.StepFailed(
+            step=name,
+            reason="simulated failure (driver_info/%s names this step)"
+                   % FAIL_STEP_KEY)
+
+
 def _simulate(task, step_name):
     """Take ``[fake] step_delay`` seconds, failing if asked to."""
     if CONF.fake.step_delay:
         time.sleep(CONF.fake.step_delay)
-    if (task.node.driver_info or {}).get(FAIL_STEP_KEY) == step_name:
-        raise exception.StepFailed(
-            step=step_name,
-            reason="simulated failure (driver_info/%s names this step)"
-                   % FAIL_STEP_KEY)
+    _fail_if_asked(task, step_name)
 
 
 def _remember(task, key, value):
@@ -54,12 +61,32 @@ def _remember(task, key, value):
 
 
 class FakePower(base.PowerInterface):
+    """Power that obeys at once; soft power off and soft reboot included."""
+
+    #: What a power target leaves the node in.
+    _RESULT = {states.POWER_ON: states.POWER_ON,
+               states.POWER_OFF: states.POWER_OFF,
+               states.SOFT_POWER_OFF: states.POWER_OFF,
+               states.REBOOT: states.POWER_ON,
+               states.SOFT_REBOOT: states.POWER_ON}
 
     def get_power_state(self, task):
         return task.node.power_state or states.POWER_OFF
 
-    def set_power_state(self, task, power_state):
-        task.node.power_state = power_state
+    def set_power_state(self, task, power_state, timeout=None):
+        if power_state not in self._RESULT:
+            raise exception.InvalidParameterValue(
+                err='Unknown power state %r; fake power accepts: %s' % (
+                    power_state, ', '.join(self._RESULT)))
+        _fail_if_asked(task, 'power.set_power_state')
+        task.node.power_state = self._RESULT[power_state]
+
+    def reboot(self, task, timeout=None):
+        _fail_if_asked(task, 'power.reboot')
+        task.node.power_state = states.POWER_ON
+
+    def get_supported_power_states(self, task):
+        return list(self._RESULT)
 
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
@@ -144,9 +171,11 @@ class FakeLegacyDeploy(base.DeployInterface):
 _RAID_ARGSINFO = {
     'raid_config': {
         'description': 'The RAID layout: {"logical_disks": [{"size_gb": '
-                       'int or "MAX", "raid_level": "0", "1", "5", "6" or '
-                       '"10", "is_root_volume": bool}]}.',
-        'required': True,
+                       'int or "MAX", "raid_level": "JBOD", "0", "1", "2", '
+                       '"5", "6", "1+0", "5+0" or "6+0", "is_root_volume": '
+                       'bool, ...}]}. Default: the node\'s '
+                       'target_raid_config.',
+        'required': False,
     },
     'delete_existing': {
         'description': 'Delete existing logical disks first (bool, '
@@ -168,15 +197,22 @@ class FakeRaid(base.RAIDInterface):
 
     @base.deploy_step(priority=0, argsinfo=_RAID_ARGSINFO)
     @base.clean_step(priority=0, argsinfo=_RAID_ARGSINFO)
-    def apply_configuration(self, task, raid_config, delete_existing=True):
-        """Build the requested logical disks."""
-        if not isinstance(raid_config, dict) or not isinstance(
-                raid_config.get('logical_disks'), list):
+    def apply_configuration(self, task, raid_config=None,
+                            delete_existing=True):
+        """Build the requested logical disks (by default the node's target
+        RAID configuration) and record them in ``node.raid_config``."""
+        if raid_config is None:
+            raid_config = task.node.target_raid_config
+        if not raid_config:
             raise exception.InvalidParameterValue(
-                err='raid_config must be a dict with a "logical_disks" '
-                    'list, got %r' % (raid_config,))
+                err='raid.apply_configuration of node {0} has no layout to '
+                    'build: give it a raid_config argument or set the '
+                    "node's target RAID configuration (PUT "
+                    '/v1/nodes/{0}/states/raid)'.format(task.node.uuid))
+        self.validate_raid_config(task, raid_config)
         _simulate(task, 'raid.apply_configuration')
         _remember(task, 'fake_raid_config', raid_config)
+        task.node.raid_config = raid_config
 
 
 class FakeBios(base.BiosInterface):

@@ -7,7 +7,7 @@ from ironic_steps.api import policy
 from ironic_steps.api import versions
 from tests import base
 
-LATEST = '1.55'
+LATEST = '1.69'
 
 
 class ApiTestMixin:

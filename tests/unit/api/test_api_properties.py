@@ -1,13 +1,15 @@
 """Properties of every endpoint under generated hostile requests.
 
 Hypothesis generates request bodies (any JSON, node-like and deploy
-template-like objects, trait lists, JSON patches aimed at every field and
-at secrets), query strings, identifiers and headers, and sends them to
-every route of the application (read from its URL map, so that a new
-endpoint is covered as soon as it exists; each parameter of a route gets
-an identifier of its own).  The database holds a node with secrets and a
-trait, a deploy template whose step arguments hold secrets, and a node
-waiting for its agent (which lookups and heartbeats reach).  Whatever is
+template-like objects, trait lists, power, RAID and maintenance requests,
+JSON patches aimed at every field and at secrets), query strings,
+identifiers, headers and microversions (old ones included, where names,
+fields and targets are gated), and sends them to every route of the
+application (read from its URL map, so that a new endpoint is covered as
+soon as it exists; each parameter of a route gets an identifier of its
+own).  The database holds a node with secrets (in ``network_data`` too)
+and a trait, a deploy template whose step arguments hold secrets, and a
+node waiting for its agent (which lookups and heartbeats reach).  Whatever is
 sent:
 
 * the answer is never a 5xx;
@@ -118,10 +120,12 @@ PATCHES = _patches(
     st.sampled_from([
         '/driver_info/ipmi_password', '/driver_info', '/driver_info/nested',
         '/driver_info/nested/api_token', '/instance_info/image_token',
-        '/driver_internal_info/agent_secret_token']),
+        '/driver_internal_info/agent_secret_token',
+        '/network_data/links/0/bond_key', '/network_data/links/0',
+        '/network_data/links']),
     _pointers(node_schema.UPDATE_FIELDS
               | set(node_view.FIELDS) | {'id', 'chassis_uuid'},
-              ['a', '0', '-', 'x~1y', 'ipmi_password', '']))
+              ['a', '0', '-', 'x~1y', 'ipmi_password', '', 'links']))
 
 TEMPLATE_PATCHES = _patches(
     st.sampled_from([
@@ -158,8 +162,31 @@ TEMPLATE_BODIES = st.fixed_dictionaries(
 NODE_BODIES = st.dictionaries(
     _FIELD_NAMES | _TEXT,
     JSON | st.sampled_from(['fake-hardware', NODE_UUID,
-                            NODE_UUID.upper(), 'detail', 'n\n', 'fake']),
+                            NODE_UUID.upper(), 'detail', 'n\n', 'fake',
+                            'True', 'false', 'Rack-7', 'rack\n', 'Node_1',
+                            {'links': [], 'networks': [], 'services': []},
+                            {'links': [{'bond_key': 'x'}], 'networks': [],
+                             'services': []}]),
     max_size=5)
+
+#: Bodies of PUT .../states/power, .../states/raid and .../maintenance.
+ACTION_BODIES = (
+    st.fixed_dictionaries(
+        {'target': st.sampled_from(['power on', 'power off', 'rebooting',
+                                    'soft power off', 'soft rebooting',
+                                    'off']) | JSON},
+        optional={'timeout': st.integers(-1, 2 ** 40) | JSON,
+                  'junk': JSON})
+    | st.fixed_dictionaries(
+        {'logical_disks': st.lists(st.fixed_dictionaries(
+            {'size_gb': st.sampled_from([1, 'MAX', 0, -1, '1']) | JSON,
+             'raid_level': st.sampled_from(['1', '5', '1+0', '7']) | JSON},
+            optional={'is_root_volume': JSON, 'controller': JSON,
+                      'physical_disks': JSON, 'junk': JSON}), max_size=3)
+         | JSON}, optional={'junk': JSON})
+    | st.fixed_dictionaries({}, optional={'reason': JSON | _TEXT,
+                                          'junk': JSON})
+    | JSON)
 
 RAW_BODIES = st.sampled_from([
     b'', b'[' * 3000, b'{"a": NaN}', b'{"a": 1e999}', b'{"a":1,"a":2}',
@@ -170,19 +197,27 @@ IDENTS = st.sampled_from([
     'no-such-node', '%20', 'fake-hardware', 'x' * 300, TRAIT, TRAIT + '%0A',
     'HW_CPU_X86_VMX', TEMPLATE, TEMPLATE + '%0A', TEMPLATE_UUID,
     TEMPLATE_UUID.upper(), '%7B' + TEMPLATE_UUID + '%7D',
-    TEMPLATE_UUID + '%0A']) | st.text(min_size=1, max_size=10).map(
+    TEMPLATE_UUID + '%0A', 'test-conductor', 'Node_1', 'node.1']
+) | st.text(min_size=1, max_size=10).map(
     lambda text: urllib.parse.quote(text, safe=''))
 
 _PARAMS = st.sampled_from(['limit', 'marker', 'sort_key', 'sort_dir',
                            'fields', 'detail', 'driver', 'maintenance',
                            'provision_state', 'resource_class', 'type',
-                           'agent_version', 'node_uuid', 'addresses']) | _TEXT
+                           'agent_version', 'node_uuid', 'addresses',
+                           'associated', 'conductor', 'conductor_group',
+                           'owner', 'lessee', 'fault', 'retired',
+                           'description_contains', 'instance_uuid',
+                           'reset_interfaces', 'reason']) | _TEXT
 _PARAM_VALUES = (_TEXT | st.sampled_from([
     '1', ' 1', '+1', '1_0', '\uff11', '0', '-1', NODE_UUID,
     NODE_UUID.upper() + '\n', 'maintenance', 'name', 'driver_info', 'id',
     'asc', 'desc', 'true', 'uuid,name', 'driver_info,extra', TEMPLATE_UUID,
     TEMPLATE_UUID.upper(), AGENT_NODE_UUID, AGENT_NODE_UUID.upper(),
-    AGENT_NODE_UUID + '\n', 'steps', 'updated_at', 'name,steps', 'traits']))
+    AGENT_NODE_UUID + '\n', 'steps', 'updated_at', 'name,steps', 'traits',
+    'protected', 'retired', 'automated_clean', 'conductor', 'chassis_uuid',
+    'network_data', 'hostname', 'alive', 'test-conductor', 'power failure',
+    '%', '_', 'hostname,drivers', 'conductor_group,conductor']))
 QUERIES = st.lists(st.tuples(_PARAMS, _PARAM_VALUES), max_size=4)
 
 HEADERS = st.dictionaries(
@@ -190,7 +225,8 @@ HEADERS = st.dictionaries(
                      'Content-Type', 'X-Roles', 'X-User-Id', 'Accept']),
     st.sampled_from(['1.44', '1.11', 'latest', '1.99', '2.0', 'baremetal '
                      '1.31', 'junk', '', 'application/json', 'admin',
-                     '1.37', '1.54', '1.55', '1.62', '1.69',
+                     '1.37', '1.54', '1.55', '1.62', '1.69', '1.1', '1.4',
+                     '1.5', '1.8', '1.9', '1.12', '1.48', '1.49',
                      '1.' + '9' * 5000])
     | st.text(st.characters(codec='latin-1', exclude_categories=['Cc']),
               max_size=12),
@@ -222,7 +258,12 @@ class PropertiesTest(base.ApiTestCase):
                          'ipmi_address': '10.0.0.1',
                          'nested': {'api_token': SECRETS[1]}},
             instance_info={'image_token': SECRETS[1]},
-            driver_internal_info={'agent_secret_token': SECRETS[1]}))
+            driver_internal_info={'agent_secret_token': SECRETS[1]},
+            network_data={'links': [{'id': 'bond0',
+                                     'bond_key': SECRETS[0]}],
+                          'networks': [], 'services': []},
+            maintenance=False, maintenance_reason=None, retired=False,
+            retired_reason=None))
         self.ensure_node(AGENT_NODE, AGENT_NODE_UUID, traits=[], fields=dict(
             provision_state=states.DEPLOYWAIT,
             target_provision_state=states.ACTIVE,
@@ -270,7 +311,8 @@ class PropertiesTest(base.ApiTestCase):
     def written(self):
         """What requests can write, of every node and template."""
         nodes = {node.uuid: {field: node[field]
-                             for field in node_schema.UPDATE_FIELDS
+                             for field in (node_schema.UPDATE_FIELDS
+                                           - node_view.COMPUTED_FIELDS)
                              | {'traits'}}
                  for node in objects.Node.list(self.context)}
         templates = {template.uuid: {field: template[field]
@@ -307,7 +349,7 @@ class PropertiesTest(base.ApiTestCase):
     @SETTINGS
     @given(data=st.data(), idents=st.lists(IDENTS, min_size=2, max_size=2),
            body=(JSON | NODE_BODIES | PATCHES | TEMPLATE_BODIES
-                 | TEMPLATE_PATCHES | TRAIT_BODIES),
+                 | TEMPLATE_PATCHES | TRAIT_BODIES | ACTION_BODIES),
            query=QUERIES, headers=HEADERS)
     def test_every_route_with_any_json_query_and_headers(self, data, idents,
                                                          body, query,
@@ -342,6 +384,18 @@ class PropertiesTest(base.ApiTestCase):
     def test_node_creation_with_any_fields(self, body):
         self.check('POST', '/v1/nodes', json=body)
 
+    @fewer(600)
+    @given(body=ACTION_BODIES,
+           path=st.sampled_from(['states/power', 'states/raid',
+                                 'maintenance']),
+           method=st.sampled_from(['PUT', 'PUT', 'DELETE']),
+           ident=st.sampled_from([NODE, NODE_UUID.upper(), AGENT_NODE]),
+           version=st.sampled_from([base.LATEST, '1.1', '1.11', '1.27']))
+    def test_node_actions_with_any_body(self, body, path, method, ident,
+                                        version):
+        self.check(method, '/v1/nodes/%s/%s' % (ident, path), json=body,
+                   version=version)
+
     @fewer(500)
     @given(body=TEMPLATE_BODIES | JSON)
     def test_template_creation_with_any_fields(self, body):
@@ -359,8 +413,11 @@ class PropertiesTest(base.ApiTestCase):
     @given(query=QUERIES, path=st.sampled_from([
         '/v1/nodes', '/v1/nodes/detail', '/v1/drivers',
         '/v1/deploy_templates', '/v1/deploy_templates/detail',
-        '/v1/nodes/%s/traits' % NODE, '/v1/lookup']),
-        version=st.sampled_from([base.LATEST, 'latest']))
+        '/v1/nodes/%s/traits' % NODE, '/v1/lookup', '/v1/conductors',
+        '/v1/nodes/%s/states' % NODE, '/v1/nodes/%s/validate' % NODE,
+        '/v1/drivers/fake-hardware/properties']),
+        version=st.sampled_from([base.LATEST, 'latest', '1.1', '1.9',
+                                 '1.49']))
     def test_collections_with_any_query(self, query, path, version):
         self.check('GET', path, query_string=query, version=version)
 

@@ -7,11 +7,12 @@ being documented:
 * every ``MINOR_*`` constant of :mod:`ironic_steps.api.versions` has a
   section in ``microversion-history.rst``, and the history has no version
   the code lacks;
-* every field a node body can carry (:data:`node_view.FIELDS` and
-  ``links``) is a body parameter in ``parameters.yaml``, with the
-  ``min_version`` that :func:`node_view.since` gives, and is listed in the
-  response of ``GET /v1/nodes/{node_ident}``; every field a create body
-  accepts is listed in the request of ``POST /v1/nodes``;
+* every field a node body can carry (:data:`node_view.FIELDS`, ``links``
+  and the resource links of :data:`node_view.RESOURCE_LINKS`) is a body
+  parameter in ``parameters.yaml``, with the ``min_version`` that
+  :func:`node_view.since` (or the link's table) gives, and is listed in
+  the response of ``GET /v1/nodes/{node_ident}``; every field a create
+  body accepts is listed in the request of ``POST /v1/nodes``;
 * every route of ``create_app()`` is the ``rest_method`` of some ``.inc``
   file, and every ``rest_method`` is a route;
 * the ``.inc`` files only reference parameters and samples that exist, in
@@ -106,8 +107,12 @@ def _shape(path):
 
 def _min_version(field):
     """The min_version parameters.yaml must give a node field, or None."""
-    since = node_view.since(field)
+    since = node_view.RESOURCE_LINKS.get(field) or node_view.since(field)
     return versions.to_string(since) if since > versions.MIN_VERSION else None
+
+
+#: Everything a whole node body can carry.
+_NODE_KEYS = node_view.FIELDS + ('links',) + tuple(node_view.RESOURCE_LINKS)
 
 
 def _version_titles(text):
@@ -134,7 +139,7 @@ class ApiReferenceTest(base.TestCase):
 
     def test_every_node_field_is_a_body_parameter_with_its_version(self):
         params = _parameters()
-        fields = node_view.FIELDS + ('links',)
+        fields = _NODE_KEYS
         self.assertEqual([], [f for f in fields if f not in params],
                          'node fields missing from parameters.yaml')
         self.assertEqual({f: 'body' for f in fields},
@@ -147,7 +152,7 @@ class ApiReferenceTest(base.TestCase):
         section = _methods()[('GET', '/v1/nodes/{node_ident}')]
         _request, response = _request_and_response(section)
         shown = {name for name, key in _referenced(response) if name == key}
-        self.assertEqual(set(), set(node_view.FIELDS + ('links',)) - shown,
+        self.assertEqual(set(), set(_NODE_KEYS) - shown,
                          'node fields missing from the response of '
                          'GET /v1/nodes/{node_ident}')
 

@@ -59,8 +59,8 @@ class HttpBasicTest(base.ApiTestCase):
         self.assertError(response, 401, 'Authentication required')
         self.assertEqual('Basic realm="Baremetal API"',
                          response.headers['WWW-Authenticate'])
-        self.assertEqual('1.55', response.headers[versions.HEADER])
-        self.assertEqual('1.11', response.headers[versions.MIN_HEADER])
+        self.assertEqual('1.69', response.headers[versions.HEADER])
+        self.assertEqual('1.1', response.headers[versions.MIN_HEADER])
 
     def test_a_wrong_password_is_401(self):
         response = self.get('/v1/nodes', headers=basic('alice', 'guess'))

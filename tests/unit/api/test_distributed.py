@@ -1,5 +1,6 @@
 """The API under a release pin, and over oslo.messaging to conductors."""
 
+import ddt
 from oslo_messaging import conffixture
 
 from ironic_steps.api import versions
@@ -31,7 +32,7 @@ class PinnedApiTest(base.ApiTestCase):
         self.assertNotIn('deploy_step', self.get('/v1/nodes/node-1',
                                                  version='latest').get_json())
         self.assertError(self.get('/v1/nodes/node-1', version='1.44'), 406,
-                         '[1.11, 1.43]')
+                         '[1.1, 1.43]')
 
     def test_unpinned_the_maximum_is_the_newest_releases(self):
         self.config(pin_release_version=None)
@@ -56,7 +57,7 @@ class PinnedBeforeStepRequestsTest(base.ApiTestCase):
         self.assertEqual('1.44', self.get('/v1/nodes', version='latest')
                          .headers[versions.MAX_HEADER])
         self.assertError(self.get('/v1/nodes', version='1.69'), 406,
-                         '[1.11, 1.44]')
+                         '[1.1, 1.44]')
 
     def test_manual_cleaning_and_abort_are_refused_naming_the_pin(self):
         node = self.create_node(name='node-1')
@@ -114,6 +115,24 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         self.wait_for_state(objects.Node.get(
             self.context, node['uuid']), states.MANAGEABLE)
 
+    def test_power_raid_validate_and_conductor_go_through_the_ring(self):
+        node = self.api_create(name='node-1')
+        owner = rpcapi._hash_ring().get_host(node['uuid'])
+        self.assertEqual(owner, self.get('/v1/nodes/node-1').get_json()[
+            'conductor'])
+        self.assertEqual(202, self.put(
+            '/v1/nodes/node-1/states/power',
+            json={'target': states.POWER_ON}).status_code)
+        layout = {'logical_disks': [{'size_gb': 1, 'raid_level': '0'}]}
+        self.assertEqual(204, self.put('/v1/nodes/node-1/states/raid',
+                                       json=layout).status_code)
+        validated = self.get('/v1/nodes/node-1/validate').get_json()
+        self.assertTrue(validated['power']['result'])
+        stored = self.wait_for_state(objects.Node.get(
+            self.context, node['uuid']), states.ENROLL)
+        self.assertEqual(states.POWER_ON, stored.power_state)
+        self.assertEqual(layout, stored.target_raid_config)
+
     def test_conductor_errors_keep_their_status_but_not_their_traceback(self):
         response = self.post('/v1/nodes', json={
             'driver': 'fake-hardware', 'power_interface': 'ipmitool'})
@@ -122,3 +141,88 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         response = self.post('/v1/nodes', json={'driver': 'no-such-driver'})
         message = self.assertError(response, 400, 'no-such-driver')
         self.assertNotIn('Traceback', message)
+
+
+@ddt.ddt
+class PinnedBeforeTheNodeApiTest(base.ApiTestCase):
+    """Pinned to 0.2, the release before power, RAID, validation and the
+    node fields of RPC 1.2 / Node 1.2: none of it is offered or written."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(pin_release_version='0.2')
+        self.make_client()
+        self.node = self.create_node(name='node-1')
+
+    def test_the_maximum_stays_1_44(self):
+        response = self.get('/v1/nodes/node-1', version='latest')
+        self.assertEqual('1.44', response.headers[versions.HEADER])
+        self.assertNotIn('owner', response.get_json())
+        self.assertError(self.get('/v1/conductors', version='1.49'), 406,
+                         '1.44')
+
+    def test_features_needing_the_new_conductors_are_refused_clearly(self):
+        for response, feature in (
+                (self.put('/v1/nodes/node-1/states/power', version='1.44',
+                          json={'target': states.POWER_ON}), 'power state'),
+                (self.put('/v1/nodes/node-1/states/raid', json={},
+                          version='1.44'), 'RAID configuration'),
+                (self.get('/v1/nodes/node-1/validate', version='1.44'),
+                 'Validating'),
+                (self.post('/v1/nodes', version='1.10',
+                           json={'driver': 'fake-hardware'}),
+                 'starts available')):
+            self.assertError(response, 406, feature, 'release 0.2',
+                             'pin_release_version')
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertIsNone(stored.power_state)
+
+    def test_a_node_looks_as_release_0_2_showed_it(self):
+        body = self.get('/v1/nodes/node-1', version='1.44').get_json()
+        for field in ('traits', 'raid_config', 'fault', 'console_enabled',
+                      'inspection_started_at', 'network_interface',
+                      'console_interface', 'rescue_interface'):
+            self.assertNotIn(field, body)
+        self.assertIn('deploy_step', body)
+        self.assertError(self.get('/v1/nodes/node-1?fields=raid_config',
+                                  version='1.44'), 406, 'raid_config',
+                         'release 0.2')
+
+    @ddt.data(('network_interface', 'noop'),
+              ('console_interface', 'no-console'))
+    @ddt.unpack
+    def test_a_field_that_release_lacks_is_refused_not_dropped(
+            self, field, value):
+        node = objects.Node.get(self.context, self.node.uuid)
+        for response in (
+                self.patch('/v1/nodes/node-1', version='1.44', json=[
+                    {'op': 'replace', 'path': '/' + field,
+                     'value': value}]),
+                self.post('/v1/nodes', version='1.44', json={
+                    'driver': 'fake-hardware', field: value})):
+            self.assertError(response, 406, field, 'release 0.2')
+        self.assertNodeUnchanged(node)
+        self.assertEqual(1, len(objects.Node.list(self.context)))
+
+    def test_maintenance_still_works_through_the_old_update(self):
+        self.assertEqual(202, self.put('/v1/nodes/node-1/maintenance',
+                                       json={'reason': 'x'},
+                                       version='1.44').status_code)
+        self.assertEqual('x', objects.Node.get(
+            self.context, self.node.uuid).maintenance_reason)
+
+    def test_the_new_columns_are_not_written(self):
+        node = objects.Node.get(self.context, self.node.uuid)
+        node.owner = 'p1'
+        node.target_raid_config = {'logical_disks': []}
+        node.extra = {'still': 'written'}
+        node.save()
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertIsNone(stored.owner)
+        self.assertIsNone(stored.target_raid_config)
+        self.assertEqual({'still': 'written'}, stored.extra)
+        created = objects.Node(self.context, driver='fake-hardware',
+                               provision_state=states.ENROLL,
+                               description='not written')
+        created.create()
+        self.assertIsNone(created.description)

@@ -14,7 +14,12 @@ class DriversTest(base.ApiTestCase):
             'links': [{'href': 'http://localhost/v1/drivers/fake-hardware',
                        'rel': 'self'},
                       {'href': 'http://localhost/drivers/fake-hardware',
-                       'rel': 'bookmark'}]}], body['drivers'])
+                       'rel': 'bookmark'}],
+            'properties': [
+                {'href': 'http://localhost/v1/drivers/fake-hardware/'
+                         'properties', 'rel': 'self'},
+                {'href': 'http://localhost/drivers/fake-hardware/properties',
+                 'rel': 'bookmark'}]}], body['drivers'])
 
     def test_an_enabled_but_uninstalled_type_is_not_listed(self):
         self.config(enabled_hardware_types=['fake-hardware', 'not-installed'])
@@ -42,7 +47,10 @@ class DriversTest(base.ApiTestCase):
         self.assertNotIn('default_bios_interface', body.get_json())
         self.assertIn('default_boot_interface', body.get_json())
         old = self.get('/v1/drivers/fake-hardware', version='1.29')
-        self.assertEqual({'name', 'hosts', 'links'}, set(old.get_json()))
+        self.assertEqual({'name', 'hosts', 'links', 'properties'},
+                         set(old.get_json()))
+        oldest = self.get('/v1/drivers/fake-hardware', version='1.13')
+        self.assertEqual({'name', 'hosts', 'links'}, set(oldest.get_json()))
 
     def test_an_unknown_driver_is_404_naming_the_enabled_ones(self):
         self.assertError(self.get('/v1/drivers/ipmi'), 404, 'ipmi',

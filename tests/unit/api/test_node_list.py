@@ -30,7 +30,8 @@ class ListNodesTest(base.ApiTestCase):
     def test_detail_shows_every_field_of_the_version(self):
         self.create_node(name='node-1')
         node = self.get('/v1/nodes/detail').get_json()['nodes'][0]
-        self.assertEqual(set(node_view.FIELDS) | {'links'}, set(node))
+        self.assertEqual(set(node_view.FIELDS) | {'links'}
+                         | set(node_view.RESOURCE_LINKS), set(node))
 
     def test_a_listed_node_reads_exactly_as_the_node_shown_alone(self):
         # Reads are built from rows, the answer to a change from a Node.
@@ -93,10 +94,45 @@ class ListNodesTest(base.ApiTestCase):
         self.assertError(self.get('/v1/nodes?maintenance=maybe'), 400,
                          'maintenance', 'maybe')
 
-    @ddt.data(('driver', '1.16', '1.15'), ('resource_class', '1.21', '1.20'))
+    def test_the_filters_of_ironics_later_versions_select_nodes(self):
+        uuid = uuidutils.generate_uuid()
+        self.create_node(name='plain')
+        self.create_node(name='used', instance_uuid=uuid)
+        self.create_node(name='grouped', conductor_group='rack-1',
+                         owner='p1', lessee='p2', description='Big Box')
+        self.create_node(name='old', retired=True)
+        self.create_node(name='broken', maintenance=True,
+                         fault='power failure')
+        for query, expected in (
+                ('associated=true', ['used']),
+                ('associated=false', ['plain', 'grouped', 'old', 'broken']),
+                ('instance_uuid=%s' % uuid, ['used']),
+                ('conductor_group=RACK-1', ['grouped']),
+                ('owner=p1', ['grouped']), ('lessee=p2', ['grouped']),
+                ('owner=p2', []),
+                ('description_contains=big', ['grouped']),
+                ('description_contains=%25', []),
+                ('retired=true', ['old']),
+                ('fault=power%20failure', ['broken'])):
+            self.assertEqual(expected, names(self.get('/v1/nodes?' + query)),
+                             query)
+
+    @ddt.data(('fault', 'melted'), ('provision_state', 'sleeping'),
+              ('instance_uuid', 'not-a-uuid'))
+    @ddt.unpack
+    def test_a_filter_value_that_cannot_match_is_400(self, name, value):
+        self.assertError(self.get('/v1/nodes?%s=%s' % (name, value)), 400,
+                         name if name != 'provision_state' else value)
+
+    @ddt.data(('driver', '1.16', '1.15'), ('resource_class', '1.21', '1.20'),
+              ('provision_state', '1.9', '1.8'), ('fault', '1.42', '1.41'),
+              ('conductor_group', '1.46', '1.45'), ('owner', '1.50', '1.49'),
+              ('lessee', '1.65', '1.64'), ('conductor', '1.49', '1.48'))
     @ddt.unpack
     def test_a_filter_exists_from_its_version_on(self, name, since, before):
-        url = '/v1/nodes?%s=x' % name
+        value = {'provision_state': 'enroll',
+                 'fault': 'clean%20failure'}.get(name, 'x')
+        url = '/v1/nodes?%s=%s' % (name, value)
         self.assertEqual(200, self.get(url, version=since).status_code)
         self.assertError(self.get(url, version=before), 406, name, since)
 

@@ -149,3 +149,54 @@ class PatchNodeTest(base.ApiTestCase):
         response = self.patch('/v1/nodes/no-such-node', json=[
             {'op': 'remove', 'path': '/name'}])
         self.assertError(response, 404, 'no-such-node')
+
+
+class ResetInterfacesTest(base.ApiTestCase):
+    """A new driver keeps the node's interfaces unless asked (1.45)."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(enabled_hardware_types=['fake-hardware',
+                                            'example-hardware'])
+        self.node = self.create_node(name='node-1')
+
+    def new_driver(self, query='', version=base.LATEST, **interfaces):
+        ops = [{'op': 'replace', 'path': '/driver',
+                'value': 'example-hardware'}]
+        ops += [{'op': 'replace', 'path': '/%s' % field, 'value': value}
+                for field, value in interfaces.items()]
+        return self.patch('/v1/nodes/node-1' + query, json=ops,
+                          version=version)
+
+    def test_without_reset_the_interfaces_are_kept_if_supported(self):
+        body = self.new_driver().get_json()
+        self.assertEqual('example-hardware', body['driver'])
+        self.assertEqual('fake', body['deploy_interface'])
+
+    def test_without_reset_an_unsupported_interface_is_400(self):
+        self.patch('/v1/nodes/node-1', json=[
+            {'op': 'replace', 'path': '/deploy_interface',
+             'value': 'fake-legacy'}])
+        self.assertError(self.new_driver(), 400, 'fake-legacy',
+                         'example-hardware')
+        self.assertEqual('fake-hardware', objects.Node.get(
+            self.context, self.node.uuid).driver)
+
+    def test_reset_gives_the_new_drivers_defaults_but_named_ones(self):
+        body = self.new_driver('?reset_interfaces=true').get_json()
+        self.assertEqual('example', body['deploy_interface'])
+        body = self.patch('/v1/nodes/node-1?reset_interfaces=true', json=[
+            {'op': 'replace', 'path': '/driver', 'value': 'fake-hardware'},
+            {'op': 'replace', 'path': '/deploy_interface',
+             'value': 'fake-legacy'}]).get_json()
+        self.assertEqual(('fake-hardware', 'fake-legacy'),
+                         (body['driver'], body['deploy_interface']))
+
+    def test_reset_needs_1_45_and_a_new_driver(self):
+        self.assertError(self.new_driver('?reset_interfaces=true',
+                                         version='1.44'), 406,
+                         'reset_interfaces', '1.45')
+        response = self.patch('/v1/nodes/node-1?reset_interfaces=true',
+                              json=[{'op': 'add', 'path': '/extra/a',
+                                     'value': 1}])
+        self.assertError(response, 400, 'reset_interfaces', 'driver')

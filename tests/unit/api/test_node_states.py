@@ -278,7 +278,7 @@ class RequestedStepsTest(base.ApiTestCase):
                         'step': 'erase_devices_metadata'}]
         self.assertError(self.provision_with(
             'node-1', version='1.14', target='clean',
-            clean_steps=clean_steps), 400, "Unknown provision target 'clean'")
+            clean_steps=clean_steps), 406, "'clean'", '1.15')
         self.assertError(self.provision_with('node-1', target='clean'), 400,
                          'clean_steps')
         shred = [{'interface': 'deploy', 'step': 'shred'}]
@@ -296,7 +296,8 @@ class RequestedStepsTest(base.ApiTestCase):
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertError(self.provision_with('node-1', version='1.12',
-                                             target='abort'), 400, 'abort')
+                                             target='abort'), 406, 'abort',
+                         '1.13')
         self.assertNodeUnchanged(node)
         response = self.provision_with('node-1', version='1.13',
                                        target='abort')

@@ -156,7 +156,11 @@ class ShowNodeTest(base.ApiTestCase):
                           'target_provision_state': None,
                           'provision_updated_at': None,
                           'power_state': None, 'target_power_state': None,
-                          'last_error': None}, body)
+                          'console_enabled': False, 'last_error': None,
+                          'raid_config': {}, 'target_raid_config': {}},
+                         body)
+        old = self.get('/v1/nodes/node-1/states', version='1.11').get_json()
+        self.assertNotIn('raid_config', old)
 
 
 @ddt.ddt

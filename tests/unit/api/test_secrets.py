@@ -125,6 +125,75 @@ class SecretsTest(base.ApiTestCase):
         self.assertNotIn('typed-by-mistake', response.get_data(as_text=True))
 
 
+#: Network metadata with a bond whose settings hold a credential.
+NETWORK_DATA = {'links': [{'id': 'bond0', 'type': 'bond',
+                           'bond_key': SECRET, 'mtu': 9000}],
+                'networks': [{'id': 'n0', 'link': 'bond0'}],
+                'services': []}
+
+
+@ddt.ddt
+class NetworkDataSecretsTest(base.ApiTestCase):
+    """``network_data`` is free-form below its three lists, so it may hold
+    credentials: masked and write-only like ``driver_info``."""
+
+    def setUp(self):
+        super().setUp()
+        self.logs = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
+        response = self.post('/v1/nodes', json={
+            'driver': 'fake-hardware', 'name': 'node-1',
+            'network_data': NETWORK_DATA})
+        self.assertEqual(201, response.status_code, response.data)
+        self.assertNotIn(SECRET, response.get_data(as_text=True))
+        self.before = dict(objects.Node.get(self.context, 'node-1'))
+
+    def assertNoSecret(self, response):
+        for text in (response.get_data(as_text=True), self.logs.output):
+            self.assertNotIn(SECRET, text)
+
+    def test_a_secret_is_shown_masked_and_the_rest_as_it_is(self):
+        for path in ('/v1/nodes/node-1', '/v1/nodes/detail',
+                     '/v1/nodes/node-1?fields=network_data'):
+            response = self.get(path)
+            self.assertEqual(200, response.status_code)
+            self.assertNoSecret(response)
+        shown = self.get('/v1/nodes/node-1').get_json()['network_data']
+        self.assertEqual(dict(NETWORK_DATA['links'][0], bond_key='******'),
+                         shown['links'][0])
+        self.assertEqual(NETWORK_DATA['networks'], shown['networks'])
+        self.assertEqual(NETWORK_DATA, objects.Node.get(
+            self.context, 'node-1').network_data)
+
+    @ddt.data([{'op': 'test', 'path': '/network_data/links/0/bond_key',
+                'value': SECRET}],
+              [{'op': 'test', 'path': '/network_data/links/0',
+                'value': {}}],
+              [{'op': 'copy', 'from': '/network_data/links/0/bond_key',
+                'path': '/extra/leak'}],
+              [{'op': 'move', 'from': '/network_data/links',
+                'path': '/description'}])
+    def test_a_secret_cannot_be_tested_copied_or_moved(self, patch):
+        response = self.patch('/v1/nodes/node-1', json=patch)
+        self.assertError(response, 400, 'secret')
+        self.assertNoSecret(response)
+        self.assertEqual(self.before,
+                         dict(objects.Node.get(self.context, 'node-1')))
+
+    def test_a_refused_value_never_quotes_a_secret(self):
+        response = self.patch('/v1/nodes/node-1', json=[
+            {'op': 'remove', 'path': '/network_data/services'}])
+        self.assertError(response, 400, 'network_data')
+        self.assertNoSecret(response)
+
+    def test_it_can_still_be_replaced(self):
+        response = self.patch('/v1/nodes/node-1', json=[
+            {'op': 'replace', 'path': '/network_data/links/0/bond_key',
+             'value': 'new'}])
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertEqual('new', objects.Node.get(
+            self.context, 'node-1').network_data['links'][0]['bond_key'])
+
+
 #: A deploy template whose first step's arguments hold credentials.
 TEMPLATE = {'name': 'CUSTOM_FIRMWARE', 'extra': {}, 'steps': [
     {'interface': 'management', 'step': 'update_firmware', 'priority': 10,

@@ -228,13 +228,15 @@ class FramingTest(ServedMixin, base.ApiTestCase):
         body = b'{"driver": "fake-hardware", "name": "chunky"}'
         data = self.exchange(
             b'POST /v1/nodes HTTP/1.1\r\nConnection: close\r\n'
+            b'X-OpenStack-Ironic-API-Version: 1.44\r\n'
             b'Transfer-Encoding: chunked\r\n\r\n'
             + b'%x\r\n%s\r\n' % (10, body[:10])
             + b'%x;ext=1\r\n%s\r\n' % (len(body) - 10, body[10:])
             + b'0\r\nTrailer: x\r\n\r\n')
         self.assertEqual(201, status_of(data), data)
         self.assertEqual(200, status_of(self.exchange(
-            b'GET /v1/nodes/chunky HTTP/1.1\r\nConnection: close\r\n\r\n')))
+            b'GET /v1/nodes/chunky HTTP/1.1\r\nConnection: close\r\n'
+            b'X-OpenStack-Ironic-API-Version: 1.44\r\n\r\n')))
 
     def test_expect_100_continue_is_answered_before_the_body(self):
         sock = self.connect()

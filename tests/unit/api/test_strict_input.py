@@ -15,6 +15,7 @@ from oslo_utils import uuidutils
 
 from ironic_steps.api import node_schema
 from ironic_steps.common import states
+from ironic_steps.db.sqlalchemy import models
 from ironic_steps import objects
 from tests.unit.api import base
 
@@ -102,9 +103,41 @@ class IdentifiersTest(RefusalMixin, base.ApiTestCase):
             {'op': 'replace', 'path': '/name', 'value': 'detail'}]),
             400, 'reserved')
 
-    @ddt.data('node-1%0A', '%20node-1', '12')
-    def test_a_url_identifier_that_is_not_whole_names_no_node(self, ident):
-        self.assertError(self.get('/v1/nodes/%s' % ident), 404)
+    @ddt.data(('node-1%0A', 400), ('%20node-1', 400), ('12', 404))
+    @ddt.unpack
+    def test_a_url_identifier_that_is_not_whole_names_no_node(self, ident,
+                                                              status):
+        # Not a name at all: 400, as Ironic (InvalidUuidOrName); a number
+        # is a name no node can have: 404.
+        self.assertError(self.get('/v1/nodes/%s' % ident), status)
+
+
+@ddt.ddt
+class NulCharacterTest(RefusalMixin, base.ApiTestCase):
+    """A NUL character, which PostgreSQL cannot store in text, is refused
+    wherever a request can carry one (a 500 there, once)."""
+
+    def setUp(self):
+        super().setUp()
+        self.api_create(name='node-1')
+        self._before = self.snapshot()
+
+    @ddt.data('maintenance_reason', 'description', 'owner', 'lessee',
+              'protected_reason', 'retired_reason', 'extra')
+    def test_in_a_body_string_it_is_refused_and_nothing_written(self, field):
+        value = {'k\u0000': 'v'} if field == 'extra' else 'a\u0000b'
+        self.assertRefusedAndUnchanged(self.patch('/v1/nodes/node-1', json=[
+            {'op': 'add', 'path': '/' + field, 'value': value}]), 400, 'NUL')
+        self.assertRefusedAndUnchanged(self.put(
+            '/v1/nodes/node-1/maintenance', json={'reason': 'a\u0000'}),
+            400, 'NUL')
+
+    @ddt.data('/v1/nodes?owner=a%00', '/v1/nodes?description_contains=%00',
+              '/v1/nodes?driver=x%00', '/v1/nodes?x%00=1',
+              '/v1/nodes/a%00b', '/v1/conductors/a%00b',
+              '/v1/conductors?marker=a%00b', '/v1/nodes/node-1?reason=%00')
+    def test_in_a_url_it_is_refused(self, url):
+        self.assertRefusedAndUnchanged(self.get(url), 400, 'NUL')
 
 
 @ddt.ddt
@@ -233,10 +266,11 @@ class StrictPagingTest(base.ApiTestCase):
         self.assertEqual(['node-1', 'node-2'], [n['name'] for n in after])
 
 
-#: Every key the node list sorts on.
-SORT_KEYS = ('id', 'uuid', 'name', 'created_at', 'updated_at',
-             'provision_state', 'provision_updated_at', 'driver',
-             'resource_class', 'power_state', 'maintenance')
+#: Every key the node list sorts on: as in Ironic, every column but the
+#: JSON ones (text, booleans that may be NULL, times, ...).
+SORT_KEYS = tuple(sorted(
+    column.name for column in models.Node.__table__.c
+    if not isinstance(column.type, models.JSONEncoded)))
 
 
 @ddt.ddt
@@ -279,7 +313,8 @@ class SortAndPageTest(base.ApiTestCase):
         self.assertEqual(whole, self.pages(key, direction))
 
     @ddt.data('driver_info', 'extra', 'properties', 'instance_info',
-              'reservation', 'last_error', 'no_such_field')
+              'network_data', 'raid_config', 'traits', 'chassis_uuid',
+              'conductor', 'no_such_field')
     def test_other_keys_are_refused(self, key):
         self.assertError(self.get('/v1/nodes?sort_key=%s' % key), 400, key)
 

@@ -15,7 +15,7 @@ from tests.unit.api import base
 MAX = release_mappings.RELEASE_MAPPING['master']['api']
 #: The first version past it.
 ABOVE_MAX = '1.%d' % (int(MAX.split('.')[1]) + 1)
-RANGE = {versions.MIN_HEADER: '1.11', versions.MAX_HEADER: MAX}
+RANGE = {versions.MIN_HEADER: '1.1', versions.MAX_HEADER: MAX}
 
 
 @ddt.ddt
@@ -29,7 +29,7 @@ class NegotiationTest(base.ApiTestCase):
     def test_a_request_without_a_header_gets_the_minimum_version(self):
         response = self.get('/v1/nodes', version=None)
         self.assertEqual(200, response.status_code)
-        self.assertVersionHeaders(response, '1.11')
+        self.assertVersionHeaders(response, '1.1')
 
     @ddt.data('latest', 'LATEST', ' latest ')
     def test_latest_means_the_maximum_version(self, value):
@@ -52,12 +52,12 @@ class NegotiationTest(base.ApiTestCase):
     def test_a_generic_header_for_another_service_is_ignored(self):
         response = self.get('/v1/nodes', version=None,
                             headers={'OpenStack-API-Version': 'compute 2.1'})
-        self.assertVersionHeaders(response, '1.11')
+        self.assertVersionHeaders(response, '1.1')
 
-    @ddt.data('1.10', ABOVE_MAX, '1.99', '2.0', '0.44')
+    @ddt.data('1.0', ABOVE_MAX, '1.99', '2.0', '0.44')
     def test_a_version_out_of_range_is_406_naming_the_range(self, value):
         response = self.get('/v1/nodes', version=value)
-        self.assertError(response, 406, value, '[1.11, %s]' % MAX)
+        self.assertError(response, 406, value, '[1.1, %s]' % MAX)
         self.assertVersionHeaders(response, value)
 
     def test_even_version_discovery_refuses_an_unsupported_version(self):
@@ -69,7 +69,7 @@ class NegotiationTest(base.ApiTestCase):
     def test_a_malformed_version_is_400_with_the_range_headers(self, value):
         response = self.get('/v1/nodes', version=value)
         self.assertError(response, 400, versions.HEADER)
-        self.assertVersionHeaders(response, '1.11')
+        self.assertVersionHeaders(response, '1.1')
 
     def test_a_version_of_thousands_of_digits_is_400_not_500(self):
         huge = '1.' + '9' * 5000
@@ -97,7 +97,7 @@ class NegotiationTest(base.ApiTestCase):
 
 class DiscoveryTest(base.ApiTestCase):
 
-    VERSION = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.11',
+    VERSION = {'id': 'v1', 'status': 'CURRENT', 'min_version': '1.1',
                'version': MAX,
                'links': [{'href': 'http://localhost/v1/', 'rel': 'self'}]}
 
@@ -118,7 +118,20 @@ class DiscoveryTest(base.ApiTestCase):
                           {'href': 'http://localhost/nodes/',
                            'rel': 'bookmark'}], body['nodes'])
         self.assertIn('drivers', body)
-        self.assertIn('heartbeat', body)
+
+    def test_v1_links_the_resources_of_the_version_asked(self):
+        for version, resources in (
+                ('1.1', {'nodes', 'drivers'}),
+                ('1.22', {'nodes', 'drivers', 'lookup', 'heartbeat'}),
+                ('1.49', {'nodes', 'drivers', 'lookup', 'heartbeat',
+                          'conductors'}),
+                ('1.55', {'nodes', 'drivers', 'lookup', 'heartbeat',
+                          'conductors', 'deploy_templates'})):
+            body = self.get('/v1', version=version).get_json()
+            self.assertEqual(resources, {
+                key for key, value in body.items()
+                if key not in ('id', 'links') and isinstance(value, list)
+                and value and 'rel' in value[0]}, version)
 
     def test_links_use_the_public_endpoint_when_configured(self):
         self.config(public_endpoint='https://bm.example.com:8443/',

@@ -20,7 +20,9 @@ _BASES = {
     'bios': base.BiosInterface, 'boot': base.BootInterface,
     'deploy': base.DeployInterface, 'management': base.ManagementInterface,
     'power': base.PowerInterface, 'raid': base.RAIDInterface,
-    'vendor': base.VendorInterface,
+    'vendor': base.VendorInterface, 'console': base.ConsoleInterface,
+    'inspect': base.InspectInterface, 'network': base.NetworkInterface,
+    'rescue': base.RescueInterface, 'storage': base.StorageInterface,
 }
 
 

@@ -24,6 +24,10 @@ INITIAL = '2c1f0b4d9e01'
 ADD_DEPLOY_STEP = '7b3e5d2a8f10'
 CREATE_CONDUCTORS = '9d4c1e7a2b35'
 CREATE_TRAITS_AND_TEMPLATES = '4f2a9c8e1b63'
+ADD_NODE_API_FIELDS = '4e8a6c2d1f93'
+#: Every revision, oldest first: one line, no branch.
+REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
+             CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -91,6 +95,35 @@ class MigrationWalkTest(base.TestCase):
             [foreign_key] = inspector.get_foreign_keys(table)
             self.assertEqual(parent, foreign_key['referred_table'])
             self.assertEqual('CASCADE', foreign_key['options']['ondelete'])
+
+    def test_the_revisions_are_one_line(self):
+        self.assertEqual(REVISIONS, migration.pending())
+        self.assertEqual(REVISIONS[-1], head_revision())
+
+    def test_existing_nodes_get_the_node_api_fields_and_no_op_interfaces(
+            self):
+        migration.upgrade(CREATE_TRAITS_AND_TEMPLATES)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, provision_state, "
+                "maintenance) VALUES ('9b9c2e6e-0d2c-4d0e-9a53-"
+                "3c2f6a1f0e11', 'fake-hardware', 'available', 0)"))
+            connection.execute(sa.text(
+                "INSERT INTO node_traits (node_id, trait) SELECT id, "
+                "'CUSTOM_KEPT' FROM nodes"))
+        migration.upgrade(ADD_NODE_API_FIELDS)
+        with engine.connect() as connection:
+            row = connection.execute(sa.text(
+                'SELECT console_interface, inspect_interface, '
+                'network_interface, rescue_interface, storage_interface, '
+                'protected, retired, console_enabled, conductor_group '
+                'FROM nodes')).one()
+            traits = connection.execute(sa.text(
+                'SELECT trait FROM node_traits')).scalars().all()
+        self.assertEqual(('no-console', 'no-inspect', 'noop', 'no-rescue',
+                          'noop', False, False, False, ''), tuple(row))
+        self.assertEqual(['CUSTOM_KEPT'], traits)
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -5,6 +5,7 @@ import threading
 from ironic_steps.common import exception
 from ironic_steps.db import api as db_api
 from tests import base
+from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
 from tests.unit.objects import test_deploy_template
@@ -54,6 +55,12 @@ class LockingOnPostgreSQLTest(base.TestCase):
         self.assertEqual(1, len(winners))
         loser = ({'conductor-1', 'conductor-2'} - set(winners)).pop()
         self.assertIn(winners[0], results[loser])
+
+
+class NulCharacterOnPostgreSQLTest(test_strict_input.NulCharacterTest):
+    """Refused before PostgreSQL, which cannot store it, sees it."""
+
+    database = base.PostgreSQLDatabase
 
 
 class DeployOnPostgreSQLTest(test_deployments.DeployWithStepsTest):

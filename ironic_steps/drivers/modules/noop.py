@@ -1,0 +1,44 @@
+"""No-op interfaces: what a node has for the interface types ironic-steps
+does not run (console, inspect, network, rescue, storage).
+
+They carry Ironic's names (``no-console``, ``no-inspect``, ``noop``,
+``no-rescue``, ``noop``) so that a node's ``*_interface`` fields read as
+they would in Ironic.  As there, the ``no-*`` ones fail validation (the
+node cannot do that) while the network and storage ``noop`` pass (a node
+needs no switch or volume set-up to be deployed).  None offers steps.
+"""
+
+from ironic_steps.common import exception
+from ironic_steps.drivers import base
+
+
+class _Unsupported:
+    """Validation says the node cannot do what this interface type does."""
+
+    name = None
+
+    def validate(self, task):
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension=self.interface_type,
+            interface=self.name)
+
+
+class NoConsole(_Unsupported, base.ConsoleInterface):
+    name = 'no-console'
+
+
+class NoInspect(_Unsupported, base.InspectInterface):
+    name = 'no-inspect'
+
+
+class NoRescue(_Unsupported, base.RescueInterface):
+    name = 'no-rescue'
+
+
+class NoopNetwork(base.NetworkInterface):
+    """No switch ports to configure: the node's network is set up out of
+    band."""
+
+
+class NoopStorage(base.StorageInterface):
+    """No remote volumes: the node boots from its own disks."""

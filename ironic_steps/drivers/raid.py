@@ -1,0 +1,126 @@
+"""The RAID layout: its shape, as data, and the check every RAID interface
+uses by default.
+
+A *RAID layout* is what an operator asks for (``PUT
+/v1/nodes/{node}/states/raid`` stores it in ``node.target_raid_config``)
+and what a RAID step builds (recorded in ``node.raid_config``)::
+
+    {"logical_disks": [
+        {"size_gb": 100 or "MAX",        # required
+         "raid_level": "1",              # required, see RAID_LEVELS
+         "is_root_volume": true,         # at most one disk
+         "volume_name": "root",
+         "share_physical_disks": false,
+         "disk_type": "hdd" | "ssd",
+         "interface_type": "sata" | "scsi" | "sas",
+         "number_of_physical_disks": 2,
+         "controller": "RAID.Integrated.1-1",
+         "physical_disks": ["disk-0", "disk-1"]}]}   # needs controller
+
+The shape follows Ironic's, so layouts written for Ironic are accepted
+here.  This module checks layouts; it never builds one (RAID interfaces
+do) and never saves a node (the conductor does).
+"""
+
+import jsonschema
+
+from ironic_steps.common import exception
+
+RAID_LEVELS = ('JBOD', '0', '1', '2', '5', '6', '1+0', '5+0', '6+0')
+DISK_TYPES = ('hdd', 'ssd')
+INTERFACE_TYPES = ('sata', 'scsi', 'sas')
+
+
+def _described(schema, description):
+    return dict(schema, description=description)
+
+
+#: One logical disk of a layout: property -> its schema, with descriptions
+#: that name the valid values (they are what a driver's RAID properties
+#: show to operators).
+LOGICAL_DISK_PROPERTIES = {
+    'size_gb': _described(
+        {'anyOf': [{'type': 'integer', 'minimum': 0},
+                   {'type': 'string', 'enum': ['MAX']}]},
+        'Size in GiB, an integer, or "MAX" for all the space left. '
+        'Required.'),
+    'raid_level': _described(
+        {'type': 'string', 'enum': list(RAID_LEVELS)},
+        'RAID level, one of %s. Required.' % ', '.join(RAID_LEVELS)),
+    'is_root_volume': _described(
+        {'type': 'boolean'},
+        'Whether the instance is deployed on this disk; at most one disk '
+        'of a layout. Default false.'),
+    'volume_name': _described(
+        {'type': 'string'}, 'Name of the volume; generated when absent.'),
+    'share_physical_disks': _described(
+        {'type': 'boolean'},
+        'Whether other logical disks may use the same physical disks. '
+        'Default false.'),
+    'disk_type': _described(
+        {'type': 'string', 'enum': list(DISK_TYPES)},
+        'Preferred disk type, %s.' % ' or '.join(DISK_TYPES)),
+    'interface_type': _described(
+        {'type': 'string', 'enum': list(INTERFACE_TYPES)},
+        'Preferred disk interface, %s.' % ', '.join(INTERFACE_TYPES)),
+    'number_of_physical_disks': _described(
+        {'type': 'integer', 'minimum': 1},
+        'How many physical disks to use; by default the fewest the level '
+        'needs.'),
+    'controller': _described(
+        {'type': 'string'},
+        'The RAID controller to use; chosen by the driver when absent.'),
+    'physical_disks': _described(
+        {'anyOf': [{'type': 'array', 'items': {'type': 'string'}},
+                   {'type': 'array', 'items': {'type': 'object'},
+                    'minItems': 2}]},
+        'The physical disks to use (needs controller); chosen by the '
+        'driver when absent.'),
+}
+
+#: The JSON schema of a RAID layout.
+RAID_CONFIG_SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'logical_disks': {
+            'type': 'array',
+            'minItems': 1,
+            'items': {
+                'type': 'object',
+                'properties': LOGICAL_DISK_PROPERTIES,
+                'required': ['raid_level', 'size_gb'],
+                'additionalProperties': False,
+                'dependentRequired': {'physical_disks': ['controller']},
+            },
+        },
+    },
+    'required': ['logical_disks'],
+    'additionalProperties': False,
+}
+
+_VALIDATOR = jsonschema.Draft202012Validator(RAID_CONFIG_SCHEMA)
+
+
+def _where(error):
+    path = ''.join('[%r]' % part if isinstance(part, str) else '[%d]' % part
+                   for part in error.absolute_path)
+    return 'raid_config%s' % path
+
+
+def validate_configuration(raid_config):
+    """Check ``raid_config`` against the layout's shape and rules.
+
+    :raises InvalidParameterValue: naming the first problem and where it is.
+    """
+    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(
+        raid_config))
+    if error is not None:
+        raise exception.InvalidParameterValue(
+            err='Invalid RAID configuration: %s: %s' % (_where(error),
+                                                        error.message))
+    roots = [disk for disk in raid_config['logical_disks']
+             if disk.get('is_root_volume')]
+    if len(roots) > 1:
+        raise exception.InvalidParameterValue(
+            err='Invalid RAID configuration: %d logical disks have '
+                'is_root_volume set; at most one may.' % len(roots))

@@ -222,9 +222,10 @@ class FakeBios(base.BiosInterface):
     def apply_configuration(self, task, settings):
         """Apply the requested BIOS settings."""
         if not isinstance(settings, list):
+            # Named by type only: BIOS settings may carry passwords.
             raise exception.InvalidParameterValue(
                 err='settings must be a list of {"name", "value"} dicts, '
-                    'got %r' % (settings,))
+                    'got a %s' % type(settings).__name__)
         _simulate(task, 'bios.apply_configuration')
         _remember(task, 'fake_bios_settings', settings)
 

@@ -236,7 +236,7 @@ def summarise(results, nodes):
                    if r['variant'] == variant and r['counting_sql']]
         if runs:
             rows[variant] = dict(
-                {key: statistics.median(r[key] for r in runs)
+                {key: round(statistics.median(r[key] for r in runs), 3)
                  for key in ('deploy_s', 'nodes_per_s', 'steps_per_node',
                              'server_cpu_s')}, variant=variant, rep='median')
             rows[variant].update((k, v) for r in counted for k, v in r.items()

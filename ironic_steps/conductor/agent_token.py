@@ -35,18 +35,18 @@ def required():
                                                            RPC_VERSION)
 
 
-def hand_out(node):
+def hand_out(info):
     """The token for the agent's lookup: new the first time, then masked.
 
-    The caller saves the node when a new token was made.
-    :returns: (token as shown, whether the node changed).
+    :param info: the node's ``driver_internal_info`` as read.
+    :returns: (token as shown, the ``driver_internal_info`` to store, or
+        None when nothing changes).
     """
-    info = node.driver_internal_info or {}
+    info = info or {}
     if info.get(TOKEN_KEY):
-        return MASK, False
+        return MASK, None
     token = secrets.token_urlsafe(32)
-    node.driver_internal_info = {**info, TOKEN_KEY: token}
-    return token, True
+    return token, {**info, TOKEN_KEY: token}
 
 
 def check(node, token):

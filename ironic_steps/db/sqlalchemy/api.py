@@ -292,6 +292,24 @@ class _NodeQueries:
             raise exception.DuplicateName(name=values.get('name')) from exc
         return values['updated_at'], released
 
+    def update_node_if_unchanged(self, node_id, column, expected, value):
+        """Set ``column`` to ``value`` in one statement, only if it still
+        holds ``expected`` and nobody holds the node's lock.
+
+        For a small change that must not take the lock (an agent's lookup
+        storing its token): the conditions stand in for the lock.
+        :returns: whether the node was changed.
+        """
+        current = _NODES.c[column]
+        with _write_one() as connection:
+            return connection.execute(
+                sa.update(_NODES).where(
+                    _NODES.c.id == node_id, _NODES.c.reservation.is_(None),
+                    current.is_(None) if expected is None
+                    else current == expected
+                ).values({column: value, 'updated_at': timeutils.utcnow()})
+            ).rowcount == 1
+
     def destroy_node(self, node_id):
         with _write_one() as connection:
             result = connection.execute(

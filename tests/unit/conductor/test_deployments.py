@@ -131,6 +131,26 @@ class HeartbeatTest(base.ConductorTestCase):
         self.assertEqual(states.DEPLOYWAIT, stored.provision_state)
         self.assertEqual('someone-else', stored.reservation)
 
+    def test_a_lookup_of_a_locked_node_is_refused_and_changes_nothing(self):
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        objects.Node.reserve(self.context, 'someone-else', node.id)
+        self.assertRaises(exception.NodeLocked,
+                          self.rpcapi.get_node_with_token, self.context,
+                          node.uuid)
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertNotIn('agent_secret_token', stored.driver_internal_info)
+        self.assertEqual(node.updated_at, stored.updated_at)
+        # Unlocked, the next lookup hands the token out, once.
+        objects.Node.release(self.context, 'someone-else', node.id)
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        self.assertEqual(token, objects.Node.get(
+            self.context, node.uuid).driver_internal_info[
+                'agent_secret_token'])
+        self.assertEqual('******', self.rpcapi.get_node_with_token(
+            self.context, node.uuid))
+
     def test_a_heartbeat_for_a_busy_node_that_does_not_wait_is_ignored(self):
         node = self.make_available()
         objects.Node.reserve(self.context, 'someone-else', node.id)
@@ -152,16 +172,16 @@ class TransactionCostTest(base.ConductorTestCase):
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         writes = recorded.node_writes()
         self.assertEqual(5, len(writes), writes)
-        # The agent's lookup: lock, then store the token it hands out with
-        # the lock dropped (once per flow).
+        # The agent's lookup stores the token it hands out in one
+        # conditional write, without the lock (once per flow).
         token = self.rpcapi.get_node_with_token(self.context, node.uuid)
-        self.assertEqual(7, len(recorded.node_writes()))
+        self.assertEqual(6, len(recorded.node_writes()))
         # Lock; leaving the wait rides with the next step's record; three
         # steps; active with the lock dropped in the same write.
         self.rpcapi.heartbeat(self.context, node.uuid, agent_token=token)
         self.wait_for_state(node, states.ACTIVE)
         writes = recorded.node_writes()
-        self.assertEqual(12, len(writes), writes)
+        self.assertEqual(11, len(writes), writes)
 
 
 class UserDeployStepsTest(base.ConductorTestCase):

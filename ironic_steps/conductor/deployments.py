@@ -230,6 +230,8 @@ def do_node_tear_down(task):
     step_runner.clear_progress(node, step_runner.DEPLOY)
     node.instance_info = {}
     node.instance_uuid = None
-    task.process_event(states.EVENT_CLEAN)
+    # A retired node is cleaned for its owner, not for the next user.
+    task.process_event(states.EVENT_CLEAN, target=(
+        states.MANAGEABLE if node.retired else None))
     node.save()
     return cleaning.do_node_clean(task)

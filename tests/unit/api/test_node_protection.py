@@ -106,6 +106,27 @@ class RetiredTest(base.ApiTestCase):
                                              'provide').status_code)
         self.wait_for_state(node, states.AVAILABLE)
 
+    def test_a_retired_node_torn_down_is_cleaned_back_to_manageable(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        self.wait_for_state(node, states.ACTIVE)
+        self.patch('/v1/nodes/node-1', json=[op('retired', True)])
+        self.assertEqual(202, self.provision('node-1',
+                                             'deleted').status_code)
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertTrue(node.retired)
+        self.assertNotIn('clean_steps', node.driver_internal_info)
+
+    def test_an_unretired_node_torn_down_becomes_available(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual(202, self.provision('node-1',
+                                             'deleted').status_code)
+        self.wait_for_state(node, states.AVAILABLE)
+
     def test_an_available_node_cannot_be_retired(self):
         node = self.make_available(name='node-1')
         response = self.patch('/v1/nodes/node-1', json=[op('retired', True)])

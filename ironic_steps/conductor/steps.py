@@ -273,10 +273,18 @@ def _core_problem(raw, kind):
     return None
 
 
+#: Problems named in one refusal; a request of thousands of bad steps
+#: must not make a message (and a log line) of megabytes.
+MAX_PROBLEMS_SHOWN = 10
+
+
 def _refuse(task, kind, problems):
     if problems:
+        shown = problems[:MAX_PROBLEMS_SHOWN]
+        if len(problems) > len(shown):
+            shown.append('and %d more' % (len(problems) - len(shown)))
         raise exception.InvalidRequestedSteps(
-            kind=kind, node=task.node.uuid, problems='; '.join(problems))
+            kind=kind, node=task.node.uuid, problems='; '.join(shown))
 
 
 def _apply(requests, offered, kind, problems):

@@ -184,6 +184,15 @@ class DeployMergeTest(RequestTestCase):
         self.assertIn('source-2: deploy.deploy is a core deploy step',
                       message)
 
+    def test_a_flood_of_bad_steps_gets_a_bounded_refusal(self):
+        flood = [step('raid.nope_%d' % i, 10) for i in range(1000)]
+        message = self.refused(flood)
+        self.assertIn('raid.nope_0', message)
+        self.assertIn('and %d more' % (1000 - steps.MAX_PROBLEMS_SHOWN),
+                      message)
+        self.assertNotIn('raid.nope_999', message)
+        self.assertLess(len(message), 10000)
+
 
 class ManualCleanPlanTest(RequestTestCase):
 

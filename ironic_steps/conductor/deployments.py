@@ -141,8 +141,7 @@ def pinned_before_deploy_steps():
     Derived from the Node object's history: a release whose Node has no
     ``deploy_step`` field cannot represent a deploy made of steps.
     """
-    return 'deploy_step' in objects.Node.fields_unknown_at(
-        objects.Node.get_target_version())
+    return 'deploy_step' in objects.Node.fields_unknown_under_pin()
 
 
 def uses_deploy_steps(task):

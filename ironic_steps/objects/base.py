@@ -17,6 +17,7 @@ import functools
 
 from oslo_utils import versionutils
 from oslo_versionedobjects import base as ovo_base
+from oslo_versionedobjects import fields as ovo_fields
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
@@ -44,16 +45,27 @@ class IronicStepsObject(ovo_base.VersionedObject):
 
     @classmethod
     def fields_unknown_at(cls, version):
-        """Fields a peer at ``version`` of this object does not know."""
-        target = versionutils.convert_version_to_tuple(version)
-        return {field for field, since in cls.FIELD_SINCE.items()
-                if target < versionutils.convert_version_to_tuple(since)}
+        """Fields a peer at ``version`` of this object does not know.
+
+        A frozenset; every field if ``version`` is None (a peer without
+        this object).
+        """
+        return _fields_unknown(cls, version)
 
     @classmethod
     def fields_unknown_under_pin(cls):
         """The fields the pinned release's version of this object lacks
         (a frozenset; every field if that release lacks the object)."""
         return _fields_unknown(cls, cls.get_target_version())
+
+    def obj_what_changed(self):
+        # ovo also asks every field holding an object whether that object
+        # changed: two attribute reads per field on every save, for
+        # nothing when no field can hold one (none of ours does).
+        if _holds_objects(type(self)):
+            return super().obj_what_changed()
+        return {field for field in self._changed_fields
+                if field in self.fields}
 
     @classmethod
     def get_target_version(cls):
@@ -95,10 +107,21 @@ class IronicStepsObject(ovo_base.VersionedObject):
 
 @functools.lru_cache(maxsize=None)
 def _fields_unknown(cls, version):
-    # Bounded by the number of object versions there are.
+    # Asked on every save: bounded by the number of object versions there
+    # are.
     if version is None:
         return frozenset(cls.fields)
-    return frozenset(cls.fields_unknown_at(version))
+    target = versionutils.convert_version_to_tuple(version)
+    return frozenset(
+        field for field, since in cls.FIELD_SINCE.items()
+        if target < versionutils.convert_version_to_tuple(since))
+
+
+@functools.lru_cache(maxsize=None)
+def _holds_objects(cls):
+    return any(isinstance(field, (ovo_fields.ObjectField,
+                                  ovo_fields.ListOfObjectsField))
+               for field in cls.fields.values())
 
 
 class IronicStepsObjectSerializer(ovo_base.VersionedObjectSerializer):

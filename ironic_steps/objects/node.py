@@ -237,7 +237,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         self._refuse_trait_changes(values)
         values.setdefault('maintenance', False)
         # As in save(): the pinned release's services could not read them.
-        for field in self.fields_unknown_at(self.get_target_version()):
+        for field in self.fields_unknown_under_pin():
             values.pop(field, None)
         db_node = self.dbapi.create_node(values)
         self._from_db_object(context or self._context, db_node, self)
@@ -254,7 +254,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         changes = self.obj_get_changes()
         # Pinned to a release that lacks a field: its value is not saved,
         # so older services never find data they cannot represent.
-        for field in self.fields_unknown_at(self.get_target_version()):
+        for field in self.fields_unknown_under_pin():
             changes.pop(field, None)
         self._refuse_trait_changes(changes)
         if 'reservation' in changes:

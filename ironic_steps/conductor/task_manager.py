@@ -54,6 +54,7 @@ class TaskManager:
         self.purpose = purpose
         self.shared = shared
         self._handed_over = None
+        self._after_release = []
         if shared:
             self.node = objects.Node.get(context, node_id)
         else:
@@ -114,6 +115,25 @@ class TaskManager:
                 'Only an exclusive task can hand work over')
         self._handed_over = (reservation, fn, args)
 
+    def call_after_release(self, fn, *args):
+        """Call ``fn(*args)`` once this task has dropped the node's lock.
+
+        For telling something outside the task that the node is free to
+        act on (the fake agent heartbeats a parked node): told earlier, it
+        would find the node still locked and have to look again.  Errors
+        are logged, not raised: the task's own work is done by then.
+        """
+        self._after_release.append((fn, args))
+
+    def _call_after_release(self):
+        calls, self._after_release = self._after_release, []
+        for fn, args in calls:
+            try:
+                fn(*args)
+            except Exception:
+                LOG.exception('After releasing node %s (%s): %s failed',
+                              self.node.uuid, self.purpose, fn)
+
     def _run_handed_over(self, fn, args):
         # The worker's log lines carry the id of the request that started
         # the work.
@@ -144,6 +164,7 @@ class TaskManager:
             LOG.warning('Node %s was not locked by %s when %s ended',
                         self.node.uuid, self.host, self.purpose)
         self.shared = True
+        self._call_after_release()
 
     def destroy_node(self):
         """Delete the node; its lock goes with its row, nothing to release."""
@@ -160,6 +181,7 @@ class TaskManager:
                 LOG.warning('Node %s was not locked by %s when %s ended',
                             self.node.uuid, self.host, self.purpose)
             self.shared = True
+        self._call_after_release()
 
     def __enter__(self):
         return self

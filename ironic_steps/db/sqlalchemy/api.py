@@ -9,6 +9,7 @@ agree use :func:`_writer`'s transaction.
 """
 
 import contextlib
+import functools
 import threading
 
 import sqlalchemy as sa
@@ -167,6 +168,19 @@ def _update_statement(columns, release):
     return statement
 
 
+@functools.lru_cache(maxsize=None)
+def _update_if_unchanged_statement(column, expect_null):
+    # Built once per column: an agent's lookup runs this once per flow.
+    current = _NODES.c[column]
+    return sa.update(_NODES).where(
+        _NODES.c.id == sa.bindparam('node_id'),
+        _NODES.c.reservation.is_(None),
+        current.is_(None) if expect_null else
+        current == sa.bindparam('expected', type_=current.type),
+    ).values({column: sa.bindparam('value', type_=current.type),
+              'updated_at': sa.bindparam('updated_at')})
+
+
 def _key_column(node_id):
     """Nodes are addressed by database id (an int) or UUID."""
     return 'id' if isinstance(node_id, int) else 'uuid'
@@ -300,15 +314,13 @@ class _NodeQueries:
         storing its token): the conditions stand in for the lock.
         :returns: whether the node was changed.
         """
-        current = _NODES.c[column]
+        params = {'node_id': node_id, 'value': value,
+                  'updated_at': timeutils.utcnow()}
+        if expected is not None:
+            params['expected'] = expected
+        statement = _update_if_unchanged_statement(column, expected is None)
         with _write_one() as connection:
-            return connection.execute(
-                sa.update(_NODES).where(
-                    _NODES.c.id == node_id, _NODES.c.reservation.is_(None),
-                    current.is_(None) if expected is None
-                    else current == expected
-                ).values({column: value, 'updated_at': timeutils.utcnow()})
-            ).rowcount == 1
+            return connection.execute(statement, params).rowcount == 1
 
     def destroy_node(self, node_id):
         with _write_one() as connection:

@@ -129,8 +129,8 @@ class FakeDeploy(base.DeployInterface):
     def write_image(self, task):
         """Ask the agent to write the image; it heartbeats when done."""
         _simulate(task, 'deploy.write_image')
-        fake_agent.get_agent().expect_heartbeat(
-            task.node.uuid,
+        task.call_after_release(
+            fake_agent.get_agent().expect_heartbeat, task.node.uuid,
             task.node.driver_internal_info.get('deploy_step_index'))
         return states.DEPLOYWAIT
 
@@ -154,10 +154,10 @@ class FakeDeploy(base.DeployInterface):
                 err='passes must be a positive integer, got %r' % (passes,))
         _simulate(task, 'deploy.erase_devices')
         _remember(task, 'fake_erase_passes', passes)
-        fake_agent.get_agent().expect_heartbeat(
-            task.node.uuid,
+        task.call_after_release(
+            fake_agent.get_agent().expect_heartbeat, task.node.uuid,
             task.node.driver_internal_info.get('clean_step_index'),
-            kind=base.CLEAN)
+            base.CLEAN)
         return states.CLEANWAIT
 
 

@@ -3,14 +3,16 @@
 A real agent does the work of a waiting step (writes the image, erases
 disks) and then heartbeats to the conductor, which resumes the waiting
 flow.  This one does the same in-process, for deploy and clean steps alike:
-after ``[fake] agent_delay`` seconds, once the node is parked in its wait
-state with its lock released, it looks the node up and heartbeats through
-the conductor RPC API, the path a real agent's lookup and heartbeat take,
-with the agent token the first lookup handed out (remembered, as a real
-agent does, for the later steps of the flow); until the node is parked it
-looks again with backoff, as a real agent heartbeats periodically.  One
-timer thread serves every node, so thousands of waiting nodes cost one
-thread plus a few senders.
+told by the waiting step once its node is parked (waiting, lock released:
+``TaskManager.call_after_release``), it waits ``[fake] agent_delay``
+seconds, looks the node up and heartbeats through the conductor RPC API,
+the path a real agent's lookup and heartbeat take, with the agent token the
+first lookup handed out (remembered, as a real agent does, for the later
+steps of the flow).  Should the node be taken meanwhile (turned away), or
+after a delay, it first reads where the flow stands and heartbeats only
+once the node is parked again, looking again with backoff, as a real agent
+heartbeats periodically.  One timer thread serves every node, so thousands
+of waiting nodes cost one thread plus a few senders.
 """
 
 import heapq
@@ -41,12 +43,15 @@ class _Conductor:
 
     def __init__(self):
         self._tokens = {}
+        self._api = None
 
     def _rpc(self):
         # Imported here: drivers must not import the conductor at load time.
         from ironic_steps.common import context
         from ironic_steps.conductor import rpcapi
-        return rpcapi.ConductorAPI(), context.get_admin_context()
+        if self._api is None:
+            self._api = rpcapi.ConductorAPI()
+        return self._api, context.get_admin_context()
 
     def heartbeat(self, node_uuid):
         api, ctx = self._rpc()
@@ -94,20 +99,25 @@ class FakeAgent:
     def expect_heartbeat(self, node_uuid, step_index, kind='deploy'):
         """Heartbeat until the flow of ``node_uuid`` passes a step.
 
+        Call it once the node is parked.  Without a delay the first
+        heartbeat goes out at once, without reading the node first.
+
         :param step_index: the index of the step that waits for the agent.
         :param kind: the kind of that step, 'deploy' or 'clean'.
         """
-        if CONF.fake.agent_delay < 0:
+        delay = CONF.fake.agent_delay
+        if delay < 0:
             return
-        self._schedule((node_uuid, kind, step_index), CONF.fake.agent_delay,
-                       attempt=0)
+        self._schedule((node_uuid, kind, step_index), delay, attempt=0,
+                       parked=delay == 0)
 
-    def _schedule(self, job, delay, attempt):
+    def _schedule(self, job, delay, attempt, parked=False):
         with self._cond:
             if self._stopped:
                 return
             heapq.heappush(self._due, (self._clock() + delay,
-                                       next(self._order), job, attempt))
+                                       next(self._order), job, attempt,
+                                       parked))
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name='fake-agent', daemon=True)
@@ -124,15 +134,16 @@ class FakeAgent:
                     self._cond.wait(timeout)
                 if self._stopped:
                     return
-                _due, _order, job, attempt = heapq.heappop(self._due)
-            self._senders.submit(self._heartbeat, job, attempt)
+                _due, _order, job, attempt, parked = heapq.heappop(self._due)
+            self._senders.submit(self._heartbeat, job, attempt, parked)
 
-    def _heartbeat(self, job, attempt):
+    def _heartbeat(self, job, attempt, parked=False):
         # Heartbeat only once the node is parked: while its worker still
         # holds it, a heartbeat would only be turned away.
         node_uuid, kind, step_index = job
         try:
-            stage = self._stage(node_uuid, kind, step_index)
+            stage = (PARKED if parked
+                     else self._stage(node_uuid, kind, step_index))
             if stage == MOVED_ON:
                 return
             if stage == PARKED:

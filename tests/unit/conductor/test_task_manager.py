@@ -190,6 +190,28 @@ class TaskManagerTest(tests_base.TestCase):
         self.assertEqual('next-holder', stored.reservation)
         self.assertIsNone(stored.extra)
 
+    def test_calls_after_release_see_the_node_unlocked(self):
+        seen = []
+
+        def look():
+            seen.append(self.stored().reservation)
+
+        def broken():
+            raise RuntimeError('not the task owner\'s problem')
+
+        # By the last save
+        with task_manager.acquire(self.context, self.node.uuid) as task:
+            task.call_after_release(broken)
+            task.call_after_release(look)
+            self.assertEqual([], seen)
+            task.save_and_release()
+            self.assertEqual([None], seen)
+        # and by the end of the block, once each
+        with task_manager.acquire(self.context, self.node.uuid) as task:
+            task.call_after_release(look)
+            self.assertEqual([None], seen)
+        self.assertEqual([None, None], seen)
+
     @ddt.data(MISSING_UUID, 'no-such-node', 424242)
     def test_acquiring_a_missing_node_raises_node_not_found(self, ident):
         for shared in (False, True):

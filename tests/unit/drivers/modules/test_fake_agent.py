@@ -1,36 +1,53 @@
-"""The fake agent heartbeats once the node is parked, and only once."""
+"""The fake agent heartbeats a parked node, and only once."""
 
 import threading
 
+from ironic_steps.common import exception
 from ironic_steps.drivers.modules import fake_agent
 from tests import base
 
 
 class FakeAgentTest(base.TestCase):
 
-    def run_agent(self, stages):
-        self.config(agent_delay=0, group='fake')
-        sent, done = [], threading.Event()
+    def run_agent(self, stages, refusals=0, delay=0):
+        """Expect one heartbeat; the first ``refusals`` sends are turned
+        away as NodeLocked.  Returns (heartbeats sent, stages read)."""
+        self.config(agent_delay=delay, group='fake')
+        sent, read, done = [], [], threading.Event()
         remaining = list(stages)
 
         def stage(node_uuid, kind, step_index):
+            read.append(node_uuid)
             current = remaining.pop(0) if remaining else fake_agent.MOVED_ON
-            if not remaining:
+            if current == fake_agent.MOVED_ON:
                 done.set()
             return current
 
-        agent = fake_agent.FakeAgent(send=sent.append, stage=stage)
+        def send(node_uuid):
+            sent.append(node_uuid)
+            if len(sent) <= refusals:
+                raise exception.NodeLocked(node=node_uuid, host='other')
+            done.set()
+
+        agent = fake_agent.FakeAgent(send=send, stage=stage)
         self.addCleanup(agent.stop)
         agent.expect_heartbeat('node-1', 1)
         self.assertTrue(done.wait(10))
         agent.stop()
-        return sent
+        return sent, read
 
-    def test_a_busy_node_is_not_heartbeated_until_it_is_parked(self):
-        sent = self.run_agent([fake_agent.BUSY, fake_agent.BUSY,
-                               fake_agent.PARKED])
-        self.assertEqual(['node-1'], sent)
+    def test_without_delay_the_parked_node_is_heartbeated_at_once(self):
+        self.assertEqual((['node-1'], []), self.run_agent([]))
 
-    def test_a_deploy_that_moved_on_gets_no_heartbeat(self):
-        self.assertEqual([], self.run_agent([fake_agent.BUSY,
-                                             fake_agent.MOVED_ON]))
+    def test_a_turned_away_heartbeat_waits_until_the_node_is_parked(self):
+        sent, read = self.run_agent(
+            [fake_agent.BUSY, fake_agent.BUSY, fake_agent.PARKED],
+            refusals=1)
+        self.assertEqual(['node-1', 'node-1'], sent)
+        self.assertEqual(3, len(read))
+
+    def test_after_a_delay_a_flow_that_moved_on_gets_no_heartbeat(self):
+        sent, read = self.run_agent(
+            [fake_agent.BUSY, fake_agent.MOVED_ON], delay=0.01)
+        self.assertEqual([], sent)
+        self.assertEqual(2, len(read))

@@ -65,3 +65,19 @@ def get_row(context, ident, version, with_traits=False):
     :raises NodeNotFound:
     """
     return objects.Node.get_row(context, check(ident, version), with_traits)
+
+
+def get_uuid(context, ident, version):
+    """The UUID of the node called ``ident``, for a request the conductor
+    carries out on the node it locks.
+
+    A UUID is taken as it is, without a query: the conductor finds the
+    node, or answers NodeNotFound as a lookup here would.  A name costs
+    a query.
+
+    :raises NodeNotFound: for a name no node has.
+    """
+    ident = check(ident, version)
+    if identifiers.is_uuid(ident):
+        return ident
+    return objects.Node.get_row(context, ident).uuid

@@ -141,20 +141,23 @@ def set_provision_state(ident):
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
-    node = node_ident.get_row(context, ident, version)
     rpcapi = flask.g.rpcapi
     if target.method == 'do_node_deploy' and not rpcapi.can_send_version(
             '1.2'):
         # Conductors of the previous release tell active from rebuild by
         # the node's state: refuse the one they would take for the other.
+        node = node_ident.get_row(context, ident, version)
         state_machine.next_state(
             node.provision_state, states.EVENT_REBUILD
             if target.kwargs['rebuild'] else states.EVENT_DEPLOY,
             node=node.uuid)
-    getattr(rpcapi, target.method)(context, node.uuid, **target.kwargs,
+        node_uuid = node.uuid
+    else:
+        node_uuid = node_ident.get_uuid(context, ident, version)
+    getattr(rpcapi, target.method)(context, node_uuid, **target.kwargs,
                                    **extras)
     return responses.empty(202, headers={
-        'Location': responses.url('nodes', node.uuid, 'states')})
+        'Location': responses.url('nodes', node_uuid, 'states')})
 
 
 def _power_request(request_body, version):

@@ -85,6 +85,11 @@ class ProvisionTest(base.ApiTestCase):
     def test_an_action_on_an_unknown_node_is_404(self):
         self.assertError(self.provision('no-such-node', 'manage'), 404,
                          'no-such-node')
+        # A UUID goes to the conductor unread; its answer is the same.
+        missing = '0b6a9d3e-54c1-4e7b-8f2a-9c1d3e5f7a20'
+        for target in ('manage', 'active', 'deleted', 'abort'):
+            self.assertError(self.provision(missing.upper(), target), 404,
+                             missing)
 
     def test_states_shows_where_a_node_is_going(self):
         node = self.deploy_to_wait(self.make_available(name='node-1'))

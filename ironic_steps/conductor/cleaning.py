@@ -68,9 +68,10 @@ def _run_manual(task):
 def continue_node_clean(task, worker):
     """Resume cleaning parked in ``clean wait`` at its next step."""
     step_runner.continue_after_wait(task, worker, step_runner.CLEAN,
-                                    _resume)
+                                    run_after_wait)
 
 
 @step_runner.flow_boundary(step_runner.CLEAN)
-def _resume(task):
+def run_after_wait(task):
+    """Worker: the steps after the one that waited."""
     return step_runner.resume(task, step_runner.CLEAN)

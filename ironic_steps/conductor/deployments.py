@@ -164,11 +164,12 @@ def do_node_deploy(task):
 def continue_node_deploy(task, worker):
     """Resume a deploy parked in ``wait call-back`` at its next step."""
     step_runner.continue_after_wait(task, worker, step_runner.DEPLOY,
-                                    _resume)
+                                    run_after_wait)
 
 
 @step_runner.flow_boundary(step_runner.DEPLOY)
-def _resume(task):
+def run_after_wait(task):
+    """Worker: the steps after the one that waited."""
     if not step_runner.has_plan(task.node, step_runner.DEPLOY):
         # Started the old way (by an older conductor, or a legacy
         # interface): it finishes the old way, which records nothing

@@ -1,10 +1,11 @@
 """The flows a node can wait in, by the state it waits in.
 
 A node parked in a wait state is treated the same whatever the flow: its
-agent's heartbeat resumes it, a timeout fails it, an operator's abort stops
-it.  The conductor finds what to do through this table, never through a
-chain of per-flow cases, so every flow gets every behaviour; a new flow
-(servicing, verifying with an agent) is one more entry.
+agent's heartbeat or a poll that finds its step done resumes it, a timeout
+fails it, an operator's abort stops it.  The conductor finds what to do
+through this table, never through a chain of per-flow cases, so every flow
+gets every behaviour; a new flow (servicing, verifying with an agent) is
+one more entry.
 """
 
 import dataclasses
@@ -23,6 +24,9 @@ class WaitingFlow:
     flow: step_runner.Flow
     #: ``resume(task, worker)``: go on with the step after the one waiting.
     resume: typing.Callable
+    #: ``run_rest(task)``: the same, in the worker already running, once
+    #: the node moved out of the wait (a poll that found its step done).
+    run_rest: typing.Callable
 
     @property
     def timeout(self):
@@ -32,7 +36,9 @@ class WaitingFlow:
 
 BY_WAIT_STATE = types.MappingProxyType({
     states.DEPLOYWAIT: WaitingFlow(step_runner.DEPLOY,
-                                   deployments.continue_node_deploy),
+                                   deployments.continue_node_deploy,
+                                   deployments.run_after_wait),
     states.CLEANWAIT: WaitingFlow(step_runner.CLEAN,
-                                  cleaning.continue_node_clean),
+                                  cleaning.continue_node_clean,
+                                  cleaning.run_after_wait),
 })

@@ -21,8 +21,11 @@ from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import hash_ring
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
+from ironic_steps.conductor import power_sync
+from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
 from ironic_steps.conductor import validation
@@ -70,6 +73,8 @@ class ConductorManager:
         self._dbapi = db_api.get_instance()
         self._workers = None
         self._periodic = None
+        self._ring = None
+        self._poller = None
         self._stopping = False
 
     # --- service life ---------------------------------------------------
@@ -80,18 +85,38 @@ class ConductorManager:
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
         objects.Conductor.register(self.host)
-        self._start_periodics([
+        self._ring = hash_ring.HashRingManager()
+        self._poller = step_polling.StepPoller(
+            self._acquire, self._reserve_worker, self._owns)
+        periodic = [
             (CONF.conductor.check_provision_state_interval,
              lambda: self._check_wait_timeouts(admin_context)),
+            (CONF.conductor.step_poll_interval,
+             lambda: self._poller.run(admin_context)),
             (CONF.conductor.heartbeat_interval,
              lambda: objects.Conductor.touch(self.host)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._take_over_from_dead_conductors(admin_context)),
-        ])
+        ]
+        if CONF.conductor.sync_power_state_interval:
+            sync = power_sync.PowerStateSync(self._acquire, self._owns)
+            periodic.append((CONF.conductor.sync_power_state_interval,
+                             lambda: sync.run(admin_context)))
+        self._start_periodics(periodic)
+
+    def _owns(self, node_uuid):
+        """Whether this conductor handles ``node_uuid`` (the hash ring)."""
+        try:
+            return self._ring.get_host(node_uuid) == self.host
+        except exception.NoConductorOnline:
+            return False
 
     def _start_periodics(self, spaced_callables):
+        # Each first runs one spacing after the start, not at once: a
+        # restarted conductor has its own recovery to do first.
         self._periodic = periodics.PeriodicWorker(
-            [(periodics.periodic(spacing=spacing)(fn), (), {})
+            [(periodics.periodic(spacing=spacing, run_immediately=False)(fn),
+              (), {})
              for spacing, fn in spaced_callables])
         self._periodic_thread = threading.Thread(
             target=self._periodic.start, name='conductor-periodics',
@@ -121,6 +146,8 @@ class ConductorManager:
             for node in objects.Node.list(context, filters={
                     'provision_state': state, 'reservation': None,
                     'provisioned_before': before}):
+                if step_polling.is_polled(node):
+                    continue   # it has a timeout of its own
                 self._fail_timed_out(context, node.uuid, state, waiting,
                                      before)
 
@@ -323,7 +350,8 @@ class ConductorManager:
         """Resume a deploy waiting in ``wait call-back``."""
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='continue deploy') as task:
-            if task.node.provision_state != states.DEPLOYWAIT:
+            if (task.node.provision_state != states.DEPLOYWAIT
+                    or step_polling.is_polled(task.node)):
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='continued',
                     state=task.node.provision_state)
@@ -421,10 +449,11 @@ class ConductorManager:
             with task:
                 _check_token(task.node, agent_token)
                 waiting = flows.BY_WAIT_STATE.get(task.node.provision_state)
-                if waiting is None:
+                if waiting is None or step_polling.is_polled(task.node):
                     LOG.debug('Heartbeat from node %s in state %s: nothing '
-                              'to resume', task.node.uuid,
-                              task.node.provision_state)
+                              'to resume%s', task.node.uuid,
+                              task.node.provision_state,
+                              ' (its step is polled)' if waiting else '')
                     return
                 waiting.resume(task, worker)
 

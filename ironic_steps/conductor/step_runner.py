@@ -87,8 +87,19 @@ def clear_progress(node, flow):
     info.pop(flow.steps_key, None)
     info.pop(flow.index_key, None)
     info.pop(agent_token.TOKEN_KEY, None)
+    info.pop(base.POLLING_KEY, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
+
+
+def stop_waiting(node):
+    """Forget what a waiting step waited for: its agent's token and its
+    poll (saved with the node's next save), so neither resumes it."""
+    agent_token.forget(node)
+    info = node.driver_internal_info or {}
+    if base.POLLING_KEY in info:
+        node.driver_internal_info = {k: v for k, v in info.items()
+                                     if k != base.POLLING_KEY}
 
 
 def store_plan(task, flow, plan):
@@ -121,7 +132,8 @@ def _record_current(task, flow, index, step):
     task.node.save()
 
 
-def _reason(exc):
+def reason(exc):
+    """What an error of a step says, for last_error."""
     if isinstance(exc, exception.StepFailed):
         return exc.kwargs.get('reason', str(exc))
     if isinstance(exc, exception.IronicStepsException):
@@ -137,7 +149,7 @@ def _interpret(flow, step, run):
         LOG.warning('%s step %s failed: %s', flow.title, step.label, exc,
                     exc_info=not isinstance(exc, exception.IronicStepsException))
         return Outcome.FAILED, '%s step %s failed: %s' % (
-            flow.title, step.label, _reason(exc))
+            flow.title, step.label, reason(exc))
     if result is None:
         return Outcome.DONE, None
     if result == flow.wait_state:
@@ -189,7 +201,7 @@ def fail(task, flow, error):
     """Fail the flow; the current step stays on the node, as evidence."""
     LOG.error('%s of node %s failed: %s', flow.name, task.node.uuid, error)
     task.node.last_error = error
-    agent_token.forget(task.node)
+    stop_waiting(task.node)
     task.process_event(states.EVENT_FAIL)
     task.save_and_release()
     return Outcome.FAILED
@@ -228,7 +240,7 @@ def abort(task, flow):
                                          flow=flow.name.lower())
     node.last_error = '%s aborted by request%s' % (
         flow.name, ' during step %s' % label if step else '')
-    agent_token.forget(node)
+    stop_waiting(node)
     task.process_event(states.EVENT_ABORT)
     task.save_and_release()
     LOG.info('%s of node %s aborted by request', flow.name, node.uuid)

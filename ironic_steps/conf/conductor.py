@@ -50,6 +50,32 @@ opts = [
                default=15, min=0,
                help='Seconds a client keeps its view of the live '
                     'conductors before reading it again.'),
+    cfg.FloatOpt('step_poll_interval',
+                 default=10.0, min=0.05,
+                 help='Seconds between two looks for steps that wait for '
+                      'out-of-band work (a BIOS change, a RAID volume, a '
+                      'firmware update on the BMC); each look checks the '
+                      'waiting nodes this conductor owns, in turn.'),
+    cfg.IntOpt('step_poll_batch_size',
+               default=20, min=1,
+               help='Most checks of polled steps running at once on this '
+                    'conductor (each on a worker, holding its node). '
+                    'Nodes beyond it wait for a later look.'),
+    cfg.IntOpt('step_poll_timeout',
+               default=1800, min=1,
+               help='Seconds a polled step may wait for its out-of-band '
+                    'work when its driver does not say; then it fails, '
+                    'naming the step and the last status its BMC gave.'),
+    cfg.IntOpt('sync_power_state_interval',
+               default=60, min=0,
+               help='Seconds between two checks that the recorded power '
+                    'state of each node this conductor owns is what its '
+                    'hardware reports; 0 disables them. Nodes in '
+                    'maintenance, locked or in a flow are skipped.'),
+    cfg.IntOpt('sync_power_state_workers',
+               default=8, min=1,
+               help='Most power state reads of one check running at '
+                    'once (each may wait on a BMC).'),
 ]
 
 

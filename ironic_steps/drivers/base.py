@@ -20,7 +20,10 @@ The *step dict* that crosses this boundary is described in
 
 import copy
 import dataclasses
+import json
 import typing
+
+from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -135,6 +138,74 @@ def clean_step(priority, abortable=False, argsinfo=None):
     return _step_decorator('clean_step', {
         'kind': CLEAN, 'priority': priority, 'argsinfo': argsinfo,
         'abortable': abortable})
+
+
+#: Where a step that waits to be polled is described, in the node's
+#: ``driver_internal_info`` (see :func:`poll_step`).
+POLLING_KEY = 'step_polling'
+#: The state a node waits in after a step of the flow it runs.
+_WAIT_STATE_AFTER = {states.DEPLOYING: states.DEPLOYWAIT,
+                     states.CLEANING: states.CLEANWAIT}
+#: The result of a poll check whose work is finished.
+DONE = True
+
+
+def poll_step(task, check, timeout=None, **kwargs):
+    """Finish the running step later, when ``check`` says it is done.
+
+    For a step that starts work outside the node's lock and has no agent
+    to call back: a BIOS change applied at the next reboot, a volume a BMC
+    builds, a firmware update task.  The step returns what this returns;
+    the node waits, and the conductor that owns it calls
+    ``check(task, **kwargs)`` every ``[conductor] step_poll_interval``
+    seconds, under the node's lock, until it returns :data:`DONE`; then
+    the flow goes on with the next step.  ``check`` returns None, or a
+    short status text (kept, and named should time run out), while the
+    work goes on, and raises to fail the step with its message.
+
+    :param check: a method of one of the node's interfaces (stored by
+        name, so a conductor restart or takeover goes on polling).
+    :param timeout: seconds the work may take before the step fails; None
+        for ``[conductor] step_poll_timeout``.
+    :param kwargs: JSON-serialisable arguments of ``check``.
+    :returns: the wait state of the running flow.
+    :raises InvalidStep: when not called from a running step, or ``check``
+        is not a method of the node's interfaces.
+    """
+    node = task.node
+    wait_state = _WAIT_STATE_AFTER.get(node.provision_state)
+    owner = getattr(check, '__self__', None)
+    interface_type = getattr(owner, 'interface_type', None)
+    if wait_state is None:
+        raise exception.InvalidStep(
+            reason='poll_step(%s) called on node %s in state %s, not from '
+                   'a running deploy or clean step' % (
+                       getattr(check, '__name__', check), node.uuid,
+                       node.provision_state))
+    if (interface_type is None
+            or getattr(task.driver, interface_type, None) is not owner):
+        raise exception.InvalidStep(
+            reason='poll_step needs a method of one of node %s\'s '
+                   'interfaces, got %r' % (node.uuid, check))
+    if timeout is not None and (not isinstance(timeout, (int, float))
+                                or isinstance(timeout, bool)
+                                or timeout <= 0):
+        raise exception.InvalidStep(
+            reason='poll_step timeout must be a positive number of '
+                   'seconds, got %r' % (timeout,))
+    try:
+        json.dumps(kwargs)
+    except (TypeError, ValueError) as exc:
+        raise exception.InvalidStep(
+            reason='poll_step arguments of %s.%s must be JSON: %s' % (
+                interface_type, check.__name__, exc)) from None
+    node.driver_internal_info = {
+        **(node.driver_internal_info or {}),
+        POLLING_KEY: {'interface': interface_type, 'method': check.__name__,
+                      'args': kwargs, 'timeout': timeout,
+                      'started_at': timeutils.utcnow().isoformat(),
+                      'status': None}}
+    return wait_state
 
 
 class BaseInterface:
@@ -256,6 +327,11 @@ class PowerInterface(BaseInterface):
     """
 
     interface_type = 'power'
+
+    #: Whether ``get_power_state`` asks the hardware.  False for an
+    #: interface that only records what it was told (fake hardware): the
+    #: conductor's power state sync then has nothing to read.
+    reads_hardware = True
 
     def get_power_state(self, task):
         raise NotImplementedError

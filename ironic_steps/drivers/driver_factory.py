@@ -60,6 +60,22 @@ def _interface(interface_type, name):
     return _cached(INTERFACES_NAMESPACE % interface_type, name)
 
 
+def power_interface_for(driver, name):
+    """The power interface a node of hardware type ``driver`` with
+    ``power_interface`` ``name`` (None: the default) uses.
+
+    :raises DriverNotFound: or InterfaceNotFoundInEntrypoint.
+    """
+    name = name or hardware_type(driver).default('power')
+    try:
+        return _interface('power', name)
+    except stevedore.exception.NoMatches as exc:
+        raise exception.InterfaceNotFoundInEntrypoint(
+            name=name, interface_type='power', hardware_type=driver,
+            valid=', '.join(hardware_type(driver).supported('power'))
+        ) from exc
+
+
 class NoInterface(base.BaseInterface):
     """Stands in for an interface type a hardware type does not support.
 

@@ -70,6 +70,8 @@ class FakePower(base.PowerInterface):
                states.REBOOT: states.POWER_ON,
                states.SOFT_REBOOT: states.POWER_ON}
 
+    reads_hardware = False
+
     def get_power_state(self, task):
         return task.node.power_state or states.POWER_OFF
 

@@ -1,0 +1,191 @@
+"""Steps that wait for out-of-band work, checked by the conductor.
+
+A step that starts work on a BMC (a BIOS change applied at the next reboot,
+a volume being built, a firmware update task) has no agent to call back.
+It asks to be polled (:func:`ironic_steps.drivers.base.poll_step`): its
+node waits in the flow's wait state, its ``driver_internal_info`` naming
+the interface method that checks the work, the method's arguments, when the
+wait began and how long it may last.  This module is the one place that
+polls, for every flow and every driver:
+
+* every ``[conductor] step_poll_interval`` seconds, the conductor looks
+  for waiting, unlocked nodes that it owns on the hash ring and whose step
+  asked to be polled, in turn from where its last look stopped, so every
+  node gets its turn however many wait;
+* at most ``[conductor] step_poll_batch_size`` checks run at once, each on
+  a worker under the node's lock; a node whose check still runs, or that
+  someone else holds, is skipped until the next look, so checks never
+  overlap and a slow BMC never holds up another node or the API;
+* the check says done (the flow goes on with the next step, in the same
+  worker), not yet (a changed status text is saved, to be named should
+  time run out), or raises (the step fails with its message); a step
+  still waiting after its timeout fails without asking the BMC again.
+
+A heartbeat never resumes a polled step, and the agent call-back timeout
+does not apply to one: its own timeout does.
+"""
+
+import threading
+
+from oslo_log import log
+from oslo_utils import timeutils
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.conductor import flows
+from ironic_steps.conductor import step_runner
+from ironic_steps.conf import CONF
+from ironic_steps.drivers import base
+from ironic_steps import objects
+
+LOG = log.getLogger(__name__)
+
+_COLUMNS = ('uuid', 'provision_state', 'driver_internal_info')
+
+
+def is_polled(node):
+    """Whether ``node`` (a Node or a row) waits for a polled step."""
+    return base.POLLING_KEY in (node.driver_internal_info or {})
+
+
+def _timeout(polling):
+    return polling.get('timeout') or CONF.conductor.step_poll_timeout
+
+
+def _elapsed(polling):
+    started = timeutils.parse_isotime(polling['started_at'])
+    return (timeutils.utcnow(with_timezone=True) - started).total_seconds()
+
+
+class StepPoller:
+    """Checks the polled steps of the nodes one conductor owns.
+
+    :param acquire: ``acquire(context, node_uuid, **kwargs)``, the
+        conductor's task factory (its locks carry the conductor's name).
+    :param reserve_worker: claims a worker or raises NoFreeConductorWorker.
+    :param owns: ``owns(node_uuid)``, whether the node is this conductor's.
+    """
+
+    def __init__(self, acquire, reserve_worker, owns):
+        self._acquire = acquire
+        self._reserve_worker = reserve_worker
+        self._owns = owns
+        self._lock = threading.Lock()
+        self._running = set()
+        self._after_id = 0
+
+    def _waiting(self, context):
+        """Unlocked waiting rows with a polled step, by id."""
+        rows = []
+        for state in flows.BY_WAIT_STATE:
+            rows.extend(objects.Node.list_fields(
+                context, _COLUMNS,
+                filters={'provision_state': state, 'reservation': None}))
+        return sorted((row for row in rows if is_polled(row)),
+                      key=lambda row: row.id)
+
+    def _next_turn(self, rows, room):
+        """Up to ``room`` rows, in turn after the last one checked."""
+        rows = ([row for row in rows if row.id > self._after_id]
+                + [row for row in rows if row.id <= self._after_id])
+        chosen = []
+        for row in rows:
+            if len(chosen) >= room:
+                break
+            if row.uuid not in self._running and self._owns(row.uuid):
+                chosen.append(row)
+        if chosen:
+            self._after_id = chosen[-1].id
+        return chosen
+
+    def run(self, context):
+        """One look (the periodic task): start the checks that are due."""
+        with self._lock:
+            room = CONF.conductor.step_poll_batch_size - len(self._running)
+        if room <= 0:
+            return
+        for row in self._next_turn(self._waiting(context), room):
+            try:
+                self._start_check(context, row.uuid)
+            except exception.NoFreeConductorWorker:
+                LOG.debug('No free worker to poll node %s; next time',
+                          row.uuid)
+                return
+
+    def _start_check(self, context, node_uuid):
+        with self._reserve_worker() as worker:
+            try:
+                task = self._acquire(context, node_uuid, retry=False,
+                                     purpose='step poll')
+            except (exception.NodeLocked, exception.NodeNotFound):
+                return   # busy or gone: its turn comes again
+            with task:
+                with self._lock:
+                    self._running.add(node_uuid)
+                try:
+                    task.hand_over(worker, self._check)
+                except Exception:
+                    with self._lock:
+                        self._running.discard(node_uuid)
+                    raise
+
+    def _check(self, task):
+        """Worker: ask the step's check and act on the answer."""
+        try:
+            check_polled_step(task)
+        finally:
+            with self._lock:
+                self._running.discard(task.node.uuid)
+
+    def running(self):
+        """How many checks run now (for tests and logs)."""
+        with self._lock:
+            return len(self._running)
+
+
+def check_polled_step(task):
+    """Check the polled step of ``task.node`` (locked) once.
+
+    :returns: the flow's :class:`step_runner.Outcome` when the step ended
+        (done and the flow went on, or failed), None while it goes on or
+        if the node no longer waits for a poll.
+    """
+    node = task.node
+    waiting = flows.BY_WAIT_STATE.get(node.provision_state)
+    polling = (node.driver_internal_info or {}).get(base.POLLING_KEY)
+    if waiting is None or not polling:
+        return None   # it moved on between the look and the lock
+    flow = waiting.flow
+    step = getattr(node, flow.step_field) or {}
+    label = '%s.%s' % (step.get('interface', polling['interface']),
+                       step.get('step', '?'))
+    timeout = _timeout(polling)
+    if _elapsed(polling) > timeout:
+        return step_runner.fail(task, flow, (
+            '%s step %s timed out after %s seconds waiting for out-of-band '
+            'work; last status: %s' % (flow.title, label, timeout,
+                                       polling.get('status') or 'none')))
+    try:
+        interface = getattr(task.driver, polling['interface'])
+        result = getattr(interface, polling['method'])(
+            task, **(polling.get('args') or {}))
+    except Exception as exc:
+        LOG.warning('%s step %s of node %s failed while polled: %s',
+                    flow.title, label, node.uuid, exc,
+                    exc_info=not isinstance(exc,
+                                            exception.IronicStepsException))
+        return step_runner.fail(task, flow, '%s step %s failed: %s' % (
+            flow.title, label, step_runner.reason(exc)))
+    if result is base.DONE:
+        LOG.info('%s step %s of node %s is done (polled)', flow.title,
+                 label, node.uuid)
+        step_runner.stop_waiting(node)
+        task.process_event(states.EVENT_RESUME)
+        return waiting.run_rest(task)
+    status = None if result is None else str(result)[:255]
+    if status != polling.get('status'):
+        node.driver_internal_info = {
+            **node.driver_internal_info,
+            base.POLLING_KEY: {**polling, 'status': status}}
+        node.save()
+    return None

@@ -246,6 +246,22 @@ class InvalidStepDefinition(IronicStepsException, ValueError):
     _msg_fmt = '@%(decorator)s on %(function)s: %(reason)s'
 
 
+# --- hardware: a BMC said no, or did not answer ---------------------------
+
+class BMCError(IronicStepsException):
+    """A BMC refused a request, failed it, or could not be reached.
+
+    Its message is the BMC's (or the connection's), never a credential.
+    """
+
+    _msg_fmt = 'BMC of node %(node)s: %(operation)s failed: %(error)s'
+
+
+class BMCTimeout(BMCError):
+    _msg_fmt = ('BMC of node %(node)s: %(operation)s did not happen within '
+                '%(timeout)s seconds; the BMC last reported %(last)s')
+
+
 # --- configurations the service refuses to start with -----------------------
 
 class UnauthenticatedOnNetwork(IronicStepsException):

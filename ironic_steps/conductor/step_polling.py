@@ -18,7 +18,8 @@ polls, for every flow and every driver:
   overlap and a slow BMC never holds up another node or the API;
 * the check says done (the flow goes on with the next step, in the same
   worker), not yet (a changed status text is saved, to be named should
-  time run out), or raises (the step fails with its message); a step
+  time run out, with whatever else the check changed on the node, such as
+  the arguments of its next stage), or raises (the step fails with its message); a step
   still waiting after its timeout fails without asking the BMC again.
 
 A heartbeat never resumes a polled step, and the agent call-back timeout
@@ -183,9 +184,12 @@ def check_polled_step(task):
         task.process_event(states.EVENT_RESUME)
         return waiting.run_rest(task)
     status = None if result is None else str(result)[:255]
-    if status != polling.get('status'):
+    # The check may have moved its work on (drivers.base.update_poll).
+    current = node.driver_internal_info[base.POLLING_KEY]
+    if status != current.get('status'):
         node.driver_internal_info = {
             **node.driver_internal_info,
-            base.POLLING_KEY: {**polling, 'status': status}}
+            base.POLLING_KEY: {**current, 'status': status}}
+    if node.obj_what_changed():
         node.save()
     return None

@@ -7,6 +7,7 @@ from ironic_steps.conf import conductor
 from ironic_steps.conf import database
 from ironic_steps.conf import default
 from ironic_steps.conf import fake
+from ironic_steps.conf import redfish
 
 CONF = cfg.CONF
 
@@ -15,3 +16,4 @@ conductor.register_opts(CONF)
 database.register_opts(CONF)
 default.register_opts(CONF)
 fake.register_opts(CONF)
+redfish.register_opts(CONF)

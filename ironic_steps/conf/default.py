@@ -21,7 +21,7 @@ opts = [
                help='Directory for state this service writes, such as the '
                     'embedded SQLite database.'),
     cfg.ListOpt('enabled_hardware_types',
-                default=['fake-hardware'],
+                default=['fake-hardware', 'redfish'],
                 help='Hardware types nodes may use. Each is looked up by '
                      'name among the ironic_steps.hardware.types entry '
                      'points, so an installed out-of-tree package can add '

@@ -5,6 +5,7 @@ from ironic_steps.conf import conductor
 from ironic_steps.conf import database
 from ironic_steps.conf import default
 from ironic_steps.conf import fake
+from ironic_steps.conf import redfish
 
 
 def list_opts():
@@ -13,4 +14,5 @@ def list_opts():
         ('api', api.opts),
         ('conductor', conductor.opts),
         ('fake', fake.opts),
+        ('redfish', redfish.opts),
     ] + database.list_opts()

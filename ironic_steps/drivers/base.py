@@ -208,6 +208,30 @@ def poll_step(task, check, timeout=None, **kwargs):
     return wait_state
 
 
+def update_poll(task, **kwargs):
+    """From a poll check: the arguments the next check gets.
+
+    For work in stages (one BMC task after another): the check starts the
+    next stage and records what the next check must look at.  The step's
+    start and timeout stay as they were.
+    :raises InvalidStep: when the node's step is not polled.
+    """
+    polling = (task.node.driver_internal_info or {}).get(POLLING_KEY)
+    if not polling:
+        raise exception.InvalidStep(
+            reason='update_poll on node %s, whose step is not polled'
+                   % task.node.uuid)
+    try:
+        json.dumps(kwargs)
+    except (TypeError, ValueError) as exc:
+        raise exception.InvalidStep(
+            reason='poll arguments of %s.%s must be JSON: %s' % (
+                polling['interface'], polling['method'], exc)) from None
+    task.node.driver_internal_info = {
+        **task.node.driver_internal_info,
+        POLLING_KEY: {**polling, 'args': kwargs}}
+
+
 class BaseInterface:
     """Base of every driver interface; any interface may offer steps.
 

@@ -13,6 +13,7 @@ import types
 import stevedore
 
 from ironic_steps.common import exception
+from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 
@@ -43,10 +44,24 @@ def hardware_type(name):
         raise exception.DriverNotFound(driver_name=name,
                                        enabled=', '.join(enabled))
     try:
-        return _cached(HARDWARE_TYPES_NAMESPACE, name)
+        hw_type = _cached(HARDWARE_TYPES_NAMESPACE, name)
     except stevedore.exception.NoMatches as exc:
         raise exception.DriverNotFound(driver_name=name,
                                        enabled=', '.join(enabled)) from exc
+    _check_in_pinned_release(name, hw_type)
+    return hw_type
+
+
+def _check_in_pinned_release(name, hw_type):
+    """A hardware type newer than the pinned release is refused: the
+    conductors of that release could not load it."""
+    since = getattr(hw_type, 'since_release', None)
+    pinned = CONF.pin_release_version
+    releases = release_mappings.RELEASES
+    if since and pinned and (since not in releases or releases.index(
+            pinned) < releases.index(since)):
+        raise exception.NotInPinnedRelease(
+            feature='Hardware type %s' % name, pinned=pinned, needed=since)
 
 
 def enabled_hardware_types():

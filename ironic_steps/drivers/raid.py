@@ -124,3 +124,40 @@ def validate_configuration(raid_config):
         raise exception.InvalidParameterValue(
             err='Invalid RAID configuration: %d logical disks have '
                 'is_root_volume set; at most one may.' % len(roots))
+
+
+#: The arguments of every RAID interface's apply_configuration step.
+APPLY_CONFIGURATION_ARGSINFO = {
+    'raid_config': {
+        'description': 'The RAID layout: {"logical_disks": [{"size_gb": '
+                       'int or "MAX", "raid_level": "JBOD", "0", "1", "2", '
+                       '"5", "6", "1+0", "5+0" or "6+0", "is_root_volume": '
+                       'bool, ...}]}. Default: the node\'s '
+                       'target_raid_config.',
+        'required': False,
+    },
+    'delete_existing': {
+        'description': 'Delete existing logical disks first (bool, '
+                       'default true).',
+        'required': False,
+    },
+}
+
+
+def layout_to_build(task, raid_config):
+    """The layout an apply_configuration step builds: ``raid_config``, or
+    the node's target RAID configuration, checked by the node's RAID
+    interface.
+
+    :raises InvalidParameterValue: when there is none, or it is invalid.
+    """
+    if raid_config is None:
+        raid_config = task.node.target_raid_config
+    if not raid_config:
+        raise exception.InvalidParameterValue(
+            err='raid.apply_configuration of node {0} has no layout to '
+                'build: give it a raid_config argument or set the '
+                "node's target RAID configuration (PUT "
+                '/v1/nodes/{0}/states/raid)'.format(task.node.uuid))
+    task.driver.raid.validate_raid_config(task, raid_config)
+    return raid_config

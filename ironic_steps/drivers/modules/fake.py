@@ -31,6 +31,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers import raid
 from ironic_steps.drivers.modules import fake_agent
 
 LOG = log.getLogger(__name__)
@@ -170,22 +171,6 @@ class FakeLegacyDeploy(base.DeployInterface):
         task.driver.power.set_power_state(task, states.POWER_ON)
 
 
-_RAID_ARGSINFO = {
-    'raid_config': {
-        'description': 'The RAID layout: {"logical_disks": [{"size_gb": '
-                       'int or "MAX", "raid_level": "JBOD", "0", "1", "2", '
-                       '"5", "6", "1+0", "5+0" or "6+0", "is_root_volume": '
-                       'bool, ...}]}. Default: the node\'s '
-                       'target_raid_config.',
-        'required': False,
-    },
-    'delete_existing': {
-        'description': 'Delete existing logical disks first (bool, '
-                       'default true).',
-        'required': False,
-    },
-}
-
 _BIOS_ARGSINFO = {
     'settings': {
         'description': 'A list of {"name": ..., "value": ...} BIOS '
@@ -197,21 +182,13 @@ _BIOS_ARGSINFO = {
 
 class FakeRaid(base.RAIDInterface):
 
-    @base.deploy_step(priority=0, argsinfo=_RAID_ARGSINFO)
-    @base.clean_step(priority=0, argsinfo=_RAID_ARGSINFO)
+    @base.deploy_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
+    @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
     def apply_configuration(self, task, raid_config=None,
                             delete_existing=True):
         """Build the requested logical disks (by default the node's target
         RAID configuration) and record them in ``node.raid_config``."""
-        if raid_config is None:
-            raid_config = task.node.target_raid_config
-        if not raid_config:
-            raise exception.InvalidParameterValue(
-                err='raid.apply_configuration of node {0} has no layout to '
-                    'build: give it a raid_config argument or set the '
-                    "node's target RAID configuration (PUT "
-                    '/v1/nodes/{0}/states/raid)'.format(task.node.uuid))
-        self.validate_raid_config(task, raid_config)
+        raid_config = raid.layout_to_build(task, raid_config)
         _simulate(task, 'raid.apply_configuration')
         _remember(task, 'fake_raid_config', raid_config)
         task.node.raid_config = raid_config

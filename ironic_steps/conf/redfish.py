@@ -1,0 +1,36 @@
+"""[redfish] options: how the conductor talks to BMCs over Redfish."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.FloatOpt('connect_timeout',
+                 default=10.0, min=0.1,
+                 help='Seconds to wait for a BMC to accept a connection.'),
+    cfg.FloatOpt('read_timeout',
+                 default=60.0, min=0.1,
+                 help='Seconds to wait for a BMC to answer a request.'),
+    cfg.IntOpt('server_side_retries',
+               default=3, min=0,
+               help='How many times a request a BMC answered with a server '
+                    'error (5xx) is sent again.'),
+    cfg.FloatOpt('server_side_retries_delay',
+                 default=3.0, min=0,
+                 help='Seconds between those tries.'),
+    cfg.IntOpt('connection_cache_size',
+               default=100, min=1,
+               help='Most BMC sessions kept open for reuse; the least '
+                    'recently used is closed beyond it.'),
+    cfg.FloatOpt('power_state_change_timeout',
+                 default=60.0, min=0,
+                 help='Seconds to wait for a BMC to report the power state a '
+                      'power action asked for, when the caller gives no '
+                      'timeout.'),
+    cfg.FloatOpt('power_state_poll_interval',
+                 default=1.0, min=0.01,
+                 help='Seconds between two reads of the power state while '
+                      'waiting for it to change.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='redfish')

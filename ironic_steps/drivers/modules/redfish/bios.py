@@ -1,0 +1,125 @@
+"""BIOS settings through a Redfish BMC.
+
+A BMC takes new BIOS settings as *pending* and applies them while the
+server restarts, so ``apply_configuration`` and ``factory_reset`` ask for
+the change, restart the node, and are polled (see
+:func:`ironic_steps.drivers.base.poll_step`) until the BMC reports the
+settings in force (for a reset: nothing pending any more).  Then, and by
+``cache_bios_settings``, the node's settings as the BMC reports them are
+cached, for ``GET /v1/nodes/{node}/bios``.
+"""
+
+from ironic_steps.common import exception
+from ironic_steps.common import states
+from ironic_steps.drivers import base
+from ironic_steps.drivers import bios as bios_cache
+from ironic_steps.drivers.modules.redfish import utils
+
+#: Seconds a BIOS change may take to be in force before the step fails.
+BIOS_TIMEOUT = 1800
+
+
+def _requested(task, settings):
+    """``settings`` as a name -> value map, checked."""
+    if not isinstance(settings, list) or not settings:
+        raise exception.InvalidParameterValue(
+            err='bios.apply_configuration of node %s needs settings: a '
+                'non-empty list of {"name": ..., "value": ...}'
+                % task.node.uuid)
+    wanted = {}
+    for index, setting in enumerate(settings):
+        if (not isinstance(setting, dict)
+                or set(setting) != {'name', 'value'}
+                or not isinstance(setting['name'], str)):
+            # Named by position only: a value may be a password.
+            raise exception.InvalidParameterValue(
+                err='settings[%d] of node %s must be {"name": string, '
+                    '"value": ...}' % (index, task.node.uuid))
+        wanted[setting['name']] = setting['value']
+    return wanted
+
+
+def _bios(task, operation):
+    system = utils.get_system(task.node, operation)
+    with utils.bmc_call(task.node, operation):
+        return system.bios
+
+
+def _restart(task):
+    """Restart the node so the BMC applies what is pending."""
+    power = task.driver.power
+    if power.get_power_state(task) == states.POWER_ON:
+        power.reboot(task)
+    else:
+        power.set_power_state(task, states.POWER_ON)
+
+
+class RedfishBios(base.BiosInterface):
+
+    def get_properties(self):
+        return dict(utils.COMMON_PROPERTIES)
+
+    def validate(self, task):
+        utils.parse_driver_info(task.node)
+
+    def cache_bios_settings(self, task):
+        """Cache the settings the BMC reports now."""
+        bios = _bios(task, 'read the BIOS settings')
+        with utils.bmc_call(task.node, 'read the BIOS settings'):
+            bios.refresh(force=True)
+            attributes = dict(bios.attributes)
+        bios_cache.cache_settings(task, attributes)
+
+    @base.deploy_step(priority=0,
+                      argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
+    @base.clean_step(priority=0,
+                     argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
+    def apply_configuration(self, task, settings):
+        """Apply BIOS settings; they are in force after a restart."""
+        wanted = _requested(task, settings)
+        operation = 'set BIOS settings %s' % ', '.join(sorted(wanted))
+        bios = _bios(task, operation)
+        with utils.bmc_call(task.node, operation):
+            unknown = sorted(set(wanted) - set(bios.attributes))
+            if unknown:
+                raise exception.InvalidParameterValue(
+                    err='The BIOS of node %s has no setting %s; it has: %s'
+                        % (task.node.uuid, ', '.join(unknown),
+                           ', '.join(sorted(bios.attributes))))
+            bios.set_attributes(wanted)
+        _restart(task)
+        return base.poll_step(task, self.check_bios_applied,
+                              timeout=BIOS_TIMEOUT, names=sorted(wanted))
+
+    def check_bios_applied(self, task, names):
+        """Polled: done once nothing asked for is still pending."""
+        bios = _bios(task, 'read the BIOS settings')
+        with utils.bmc_call(task.node, 'read the BIOS settings'):
+            bios.refresh(force=True)
+            pending = sorted(set(names) & set(bios.pending_attributes or {}))
+        if pending:
+            return 'waiting for the BMC to apply %s' % ', '.join(pending)
+        self.cache_bios_settings(task)
+        return base.DONE
+
+    @base.deploy_step(priority=0)
+    @base.clean_step(priority=0)
+    def factory_reset(self, task):
+        """Reset the BIOS to its defaults; in force after a restart."""
+        bios = _bios(task, 'reset the BIOS')
+        with utils.bmc_call(task.node, 'reset the BIOS'):
+            bios.reset_bios()
+        _restart(task)
+        return base.poll_step(task, self.check_bios_reset,
+                              timeout=BIOS_TIMEOUT)
+
+    def check_bios_reset(self, task):
+        """Polled: done once the BMC has nothing pending."""
+        bios = _bios(task, 'read the BIOS settings')
+        with utils.bmc_call(task.node, 'read the BIOS settings'):
+            bios.refresh(force=True)
+            pending = sorted(bios.pending_attributes or {})
+        if pending:
+            return 'waiting for the BMC to reset %d settings' % len(pending)
+        self.cache_bios_settings(task)
+        return base.DONE

@@ -37,7 +37,7 @@ class ConductorsTest(base.ApiTestCase):
         listed = [c for c in body['conductors']
                   if c['hostname'] == 'test-conductor'][0]
         self.assertEqual(shown, listed)
-        self.assertEqual(['fake-hardware'], shown['drivers'])
+        self.assertEqual(['fake-hardware', 'redfish'], shown['drivers'])
         self.assertTrue(shown['updated_at'].endswith('+00:00'))
         gone = self.get('/v1/conductors/gone-conductor').get_json()
         self.assertEqual(([], False), (gone['drivers'], gone['alive']))

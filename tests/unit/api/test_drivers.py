@@ -6,7 +6,12 @@ from tests.unit.api import base
 
 class DriversTest(base.ApiTestCase):
 
+    def test_fake_hardware_and_redfish_are_enabled_by_default(self):
+        self.assertEqual(['fake-hardware', 'redfish'], [
+            d['name'] for d in self.get('/v1/drivers').get_json()['drivers']])
+
     def test_the_list_shows_each_enabled_hardware_type_on_this_host(self):
+        self.config(enabled_hardware_types=['fake-hardware'])
         body = self.get('/v1/drivers').get_json()
         self.assertEqual([{
             'name': 'fake-hardware', 'hosts': ['test-conductor'],

@@ -29,6 +29,12 @@ opts = [
                  default=1.0, min=0.01,
                  help='Seconds between two reads of the power state while '
                       'waiting for it to change.'),
+    cfg.IntOpt('firmware_update_timeout',
+               default=3600, min=1,
+               help='Seconds a firmware update (all its images) may take '
+                    'before the update_firmware step fails. Other redfish '
+                    'steps that wait for the BMC (BIOS, RAID) use '
+                    '[conductor] step_poll_timeout.'),
 ]
 
 

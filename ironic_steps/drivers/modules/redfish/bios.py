@@ -15,9 +15,6 @@ from ironic_steps.drivers import base
 from ironic_steps.drivers import bios as bios_cache
 from ironic_steps.drivers.modules.redfish import utils
 
-#: Seconds a BIOS change may take to be in force before the step fails.
-BIOS_TIMEOUT = 1800
-
 
 def _requested(task, settings):
     """``settings`` as a name -> value map, checked."""
@@ -89,7 +86,7 @@ class RedfishBios(base.BiosInterface):
             bios.set_attributes(wanted)
         _restart(task)
         return base.poll_step(task, self.check_bios_applied,
-                              timeout=BIOS_TIMEOUT, names=sorted(wanted))
+                              names=sorted(wanted))
 
     def check_bios_applied(self, task, names):
         """Polled: done once nothing asked for is still pending."""
@@ -110,8 +107,7 @@ class RedfishBios(base.BiosInterface):
         with utils.bmc_call(task.node, 'reset the BIOS'):
             bios.reset_bios()
         _restart(task)
-        return base.poll_step(task, self.check_bios_reset,
-                              timeout=BIOS_TIMEOUT)
+        return base.poll_step(task, self.check_bios_reset)
 
     def check_bios_reset(self, task):
         """Polled: done once the BMC has nothing pending."""

@@ -11,6 +11,7 @@ BMC's messages.
 import sushy
 
 from ironic_steps.common import exception
+from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers.modules.redfish import utils
 
@@ -33,8 +34,6 @@ _FIRMWARE_ARGSINFO = {
         'required': True,
     },
 }
-#: Seconds a whole firmware update may take before the step fails.
-FIRMWARE_UPDATE_TIMEOUT = 3600
 
 
 def _firmware_urls(task, firmware_images):
@@ -106,7 +105,7 @@ class RedfishManagement(base.ManagementInterface):
         urls = _firmware_urls(task, firmware_images)
         monitor = self._start_update(task, urls[0])
         return base.poll_step(task, self.check_firmware_update,
-                              timeout=FIRMWARE_UPDATE_TIMEOUT,
+                              timeout=CONF.redfish.firmware_update_timeout,
                               monitor=monitor, pending=urls[1:])
 
     def _start_update(self, task, url):

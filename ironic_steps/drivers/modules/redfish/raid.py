@@ -29,8 +29,6 @@ _LEVELS = {
     '6+0': ('RAID60', 8),
 }
 _GIB = 1024 ** 3
-#: Seconds a whole layout may take to build before the step fails.
-RAID_TIMEOUT = 3600
 
 
 def _storage(task, operation):
@@ -153,8 +151,7 @@ class RedfishRAID(base.RAIDInterface):
                 if polled:
                     base.update_poll(task, **args)
                     return 'building volumes'
-                return base.poll_step(task, self.check_volumes,
-                                      timeout=RAID_TIMEOUT, **args)
+                return base.poll_step(task, self.check_volumes, **args)
         task.node.raid_config = layout
         return base.DONE if polled else None
 

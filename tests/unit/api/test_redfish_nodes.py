@@ -1,0 +1,70 @@
+"""Enrolling redfish nodes through the API: secrets, validation, the pin.
+
+The BMC itself is exercised over HTTP by the functional tests against the
+sushy-tools emulator; these need no BMC.
+"""
+
+from tests.unit.api import base
+
+DRIVER_INFO = {'redfish_address': 'http://127.0.0.1:9',
+               'redfish_system_id': '/redfish/v1/Systems/1',
+               'redfish_username': 'admin',
+               'redfish_password': 'a-bmc-secret'}
+
+
+class RedfishNodeTest(base.ApiTestCase):
+
+    def create(self, **fields):
+        body = {'driver': 'redfish', 'name': 'rf-1',
+                'driver_info': dict(DRIVER_INFO), **fields}
+        return self.post('/v1/nodes', json=body)
+
+    def test_a_redfish_node_gets_ironics_interface_names(self):
+        node = self.create().get_json()
+        self.assertEqual(
+            {'bios': 'redfish', 'boot': 'redfish-virtual-media',
+             'deploy': 'ramdisk', 'management': 'redfish',
+             'power': 'redfish', 'raid': 'redfish', 'console': 'no-console',
+             'inspect': 'no-inspect', 'network': 'noop',
+             'rescue': 'no-rescue', 'storage': 'noop'},
+            {kind: node['%s_interface' % kind] for kind in (
+                'bios', 'boot', 'deploy', 'management', 'power', 'raid',
+                'console', 'inspect', 'network', 'rescue', 'storage')})
+
+    def test_the_bmc_password_is_never_shown(self):
+        created = self.create()
+        self.assertNotIn(b'a-bmc-secret', created.data)
+        for path in ('/v1/nodes/rf-1', '/v1/nodes/detail',
+                     '/v1/nodes/rf-1/validate'):
+            response = self.get(path)
+            self.assertEqual(200, response.status_code, response.data)
+            self.assertNotIn(b'a-bmc-secret', response.data, path)
+        shown = self.get('/v1/nodes/rf-1').get_json()['driver_info']
+        self.assertEqual('******', shown['redfish_password'])
+        self.assertEqual('admin', shown['redfish_username'])
+        patched = self.patch('/v1/nodes/rf-1', json=[
+            {'op': 'replace', 'path': '/driver_info/redfish_username',
+             'value': 'root'}])
+        self.assertNotIn(b'a-bmc-secret', patched.data)
+
+    def test_validate_names_the_missing_and_bad_fields(self):
+        self.create(driver_info={'redfish_verify_ca': 'sometimes'})
+        body = self.get('/v1/nodes/rf-1/validate').get_json()
+        for kind in ('power', 'management', 'bios', 'raid'):
+            self.assertFalse(body[kind]['result'], kind)
+            self.assertIn('driver_info/redfish_address',
+                          body[kind]['reason'])
+        self.patch('/v1/nodes/rf-1', json=[
+            {'op': 'add', 'path': '/driver_info/redfish_address',
+             'value': 'http://127.0.0.1:9'}])
+        body = self.get('/v1/nodes/rf-1/validate').get_json()
+        self.assertIn('driver_info/redfish_verify_ca',
+                      body['power']['reason'])
+        self.assertFalse(body['deploy']['result'])
+        self.assertIn('instance_info/boot_iso', body['deploy']['reason'])
+
+    def test_pinned_to_0_3_redfish_nodes_cannot_be_enrolled(self):
+        self.config(pin_release_version='0.3')
+        response = self.create()
+        self.assertError(response, 406, 'redfish', '0.3', '0.4')
+        self.assertEqual([], self.get('/v1/nodes').get_json()['nodes'])

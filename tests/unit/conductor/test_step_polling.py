@@ -3,8 +3,11 @@
 import threading
 import time
 
+from oslo_messaging import conffixture
+
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conductor import rpcapi
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import task_manager
 from ironic_steps.conf import CONF
@@ -278,3 +281,60 @@ class PollStepMisuseTest(tests_base.TestCase):
         self.assertEqual(states.DEPLOYWAIT,
                          base.poll_step(task, check, job='j'))
         self.assertEqual(CONF.conductor.step_poll_timeout, 1800)
+
+
+class TwoConductorsTest(tests_base.TestCase):
+    """Over oslo.messaging, each node's polled step is checked by the
+    conductor the hash ring gives it, and by no other."""
+
+    wait_for_state = tests_base.ConductorTestCase.wait_for_state
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(conffixture.ConfFixture(CONF,
+                                                transport_url='fake:/'))
+        self.config(rpc_transport='oslo')
+        self.config(rpc_response_timeout=10)
+        self.bmc = FakeBMC()
+        self.useFixture(plugins.HardwarePlugin(
+            'polled', deploy=RecordingHolderDeploy(self.bmc)))
+        self.config(enabled_hardware_types=['fake-hardware', 'polled'])
+        self.conductors = self.useFixture(tests_base.RPCConductors(
+            self.context, ['conductor-a', 'conductor-b']))
+        rpcapi._hash_ring().reset()
+        self.addCleanup(rpcapi._hash_ring().reset)
+        self.rpcapi = rpcapi.ConductorAPI()
+
+    def test_only_the_owner_checks_each_node(self):
+        nodes = []
+        for index in range(8):
+            node = self.create_node(driver='polled', name='n-%d' % index)
+            for action, state in (('manage', states.MANAGEABLE),
+                                  ('provide', states.AVAILABLE)):
+                self.rpcapi.do_provisioning_action(self.context, node.uuid,
+                                                   action)
+                self.wait_for_state(node, state)
+            self.rpcapi.do_node_deploy(self.context, node.uuid)
+            nodes.append(self.wait_for_state(node, states.DEPLOYWAIT))
+        owners = {node.uuid: rpcapi._hash_ring().get_host(node.uuid)
+                  for node in nodes}
+        self.assertEqual({'conductor-a', 'conductor-b'},
+                         set(owners.values()))
+        self.bmc.answer = 'building'
+        for manager in self.conductors.managers.values():
+            manager._poller.run(self.context)
+        deadline = time.monotonic() + 10
+        while len(self.bmc.checks) < len(nodes):
+            self.assertLess(time.monotonic(), deadline, self.bmc.checks)
+            time.sleep(0.01)
+        time.sleep(0.2)   # any stray second check would show by now
+        self.assertEqual(owners, dict(self.bmc.checks))
+
+
+class RecordingHolderDeploy(PolledDeploy):
+    """Records which conductor holds the node when its check runs."""
+
+    def check_volume(self, task, job):
+        with self.bmc.lock:
+            self.bmc.checks.append((task.node.uuid, task.node.reservation))
+        return self.bmc.answer

@@ -9,13 +9,16 @@ media, authentication, and the failures a conductor must survive.
 
 import time
 
+import ddt
 import sushy
 from sushy import exceptions
 from sushy.resources import settings
 from sushy import taskmonitor
 import testtools
 
+from tests.redfish_emulator import errors
 from tests.redfish_emulator import RedfishEmulator
+from tests.redfish_emulator import storage
 
 SYSTEMS = '/redfish/v1/Systems/'
 
@@ -189,6 +192,11 @@ class BiosTest(EmulatorTestCase):
         self.assertIn('NumCores is read-only', error.detail)
 
     def test_the_attribute_registry_describes_the_attributes(self):
+        # (the stock path, /BIOS, is the same resource)
+        status, stock = self.emulator.request(
+            'GET', SYSTEMS + self.node + '/BIOS')
+        self.assertEqual((200, self.emulator.bios_attributes(self.node)),
+                         (status, stock['Attributes']))
         registry = self.system().bios.get_attribute_registry()
         entries = {a.name: a for a in registry.registry_entries.attributes}
         self.assertEqual(sorted(self.emulator.bios_attributes(self.node)),
@@ -281,6 +289,50 @@ class VolumeTest(EmulatorTestCase):
                                   {'RAIDType': 'RAID0',
                                    'Links': {'Drives': self.drives(1)}})
         self.assertIn('Drive Disk-1 already belongs to', error.detail)
+
+
+@ddt.ddt
+class RaidRulesTest(testtools.TestCase):
+    """The controller's arithmetic, without a process: 2 x 480 GB SSD and
+    2 x 960 GB HDD, as every emulated system has."""
+
+    DRIVES = {d['Id']: d for d in storage.drive_records()}
+
+    def plan(self, raid, *numbers, **extra):
+        links = [{'@odata.id': '.../Drives/Disk-%d' % n} for n in numbers]
+        return storage.plan_volume(
+            dict(extra, RAIDType=raid, Links={'Drives': links}),
+            self.DRIVES, busy={})
+
+    @ddt.unpack
+    @ddt.data(('RAID0', (0, 2), 2 * 480), ('RAID0', (3,), 960),
+              ('RAID1', (2, 3), 960), ('RAID1', (0, 3), 480),
+              ('RAID5', (0, 1, 2), 2 * 480), ('RAID6', (0, 1, 2, 3), 2 * 480),
+              ('RAID10', (0, 1, 2, 3), 2 * 480))
+    def test_the_largest_volume_is_what_the_smallest_drive_allows(
+            self, raid, drives, gigabytes):
+        self.assertEqual(gigabytes * 10 ** 9,
+                         self.plan(raid, *drives)['CapacityBytes'])
+
+    @ddt.unpack
+    @ddt.data(('RAID1', (0, 1, 2), 'exactly 2 drives'),
+              ('RAID6', (0, 1, 2), 'at least 4 drives'),
+              ('RAID10', (0, 1, 2), 'an even number, at least 4'),
+              ('RAID0', (0, 0), 'Disk-0 is named twice'),
+              ('RAID0', (7,), "Disk-7'}, which is not a drive of this"))
+    def test_impossible_drive_sets_are_refused(self, raid, drives, reason):
+        error = self.assertRaises(errors.RedfishError, self.plan, raid,
+                                  *drives)
+        self.assertEqual(400, error.code)
+        self.assertIn(reason, error.message)
+
+    def test_volume_type_stands_in_for_raid_type(self):
+        volume = storage.plan_volume(
+            {'VolumeType': 'Mirrored', 'Links': {'Drives': [
+                {'@odata.id': 'Disk-0'}, {'@odata.id': 'Disk-1'}]}},
+            self.DRIVES, busy={})
+        self.assertEqual(('RAID1', 'Mirrored'),
+                         (volume['RAIDType'], volume['VolumeType']))
 
 
 class FirmwareUpdateTest(EmulatorTestCase):

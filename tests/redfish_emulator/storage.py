@@ -137,8 +137,12 @@ def plan_volume(body, drives, busy):
         drive_id = str((link or {}).get('@odata.id', '')).rstrip('/') \
             .rsplit('/', 1)[-1]
         if drive_id not in drives:
-            raise errors.value_not_in_list('Links/Drives', link,
-                                           sorted(drives))
+            raise errors.RedfishError(
+                'Links/Drives names %s, which is not a drive of this '
+                'controller; its drives are: %s.'
+                % (link, ', '.join(sorted(drives))),
+                message_id='PropertyValueNotInList',
+                args=[link, 'Links/Drives'], related=['#/Links/Drives'])
         if drive_id in chosen:
             raise errors.RedfishError(
                 'Drive %s is named twice.' % drive_id,

@@ -56,6 +56,8 @@ def _patch(stock_view, identity):
     app = flask.current_app
     body = errors.request_body()
     boot = body.get('Boot') or {}
+    if not boot and 'IndicatorLED' not in body:
+        raise errors.property_missing('Boot', 'A ComputerSystem PATCH')
     target = boot.get('BootSourceOverrideTarget')
     mode = boot.get('BootSourceOverrideMode')
     enabled = boot.get('BootSourceOverrideEnabled')

@@ -94,8 +94,14 @@ def write_auth_file(path, username, password):
 
 def build(state_dir, system_count=2, power_delay=0, volume_seconds=1,
           update_seconds=1, drives=storage.DEFAULT_DRIVES, auth_file=None):
-    """Configure sushy-tools' application with our backend; return it."""
+    """Configure sushy-tools' application with our backend; return it.
+
+    Once per process: the application is sushy-tools' module-level one.
+    """
     app = stock.app
+    if isinstance(app, EmulatorApplication):
+        raise RuntimeError('the emulator application is built once per '
+                           'process; run another process for another one')
     app.__class__ = EmulatorApplication
     fake = systems.fake_systems(system_count)
     app.config.update(

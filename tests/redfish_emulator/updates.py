@@ -1,0 +1,111 @@
+"""Firmware updates: UpdateService.SimpleUpdate as a task.
+
+sushy-tools' SimpleUpdate needs the libvirt backend (with the fake one it
+answers 500), requires ``Targets``, and answers 204 pointing at a static
+task.  A real BMC answers 202 with a task that runs for a while and then
+completes -- the system reporting the new ``BiosVersion`` -- or ends in
+``Exception`` with a message.  This module owns that action and its effect.
+
+- ``ImageURI`` is required; ``Targets`` is optional (every system when
+  absent) and names systems (``/redfish/v1/Systems/{id}``).  Manager
+  (BMC) firmware is not emulated: such a target is refused, 400.
+- The task runs ``EMULATOR_UPDATE_SECONDS``.  An ``ImageURI`` containing
+  ``fail`` ends it in ``Exception``.  Otherwise every target's
+  ``BiosVersion`` becomes the version in the image's file name
+  (``.../bios-2.3.1.bin`` -> ``2.3.1``) or, when it names none, the old
+  version with its minor number raised.
+"""
+
+import posixpath
+import re
+from urllib import parse
+
+import flask
+from sushy_tools import error as stock_error
+
+from tests.redfish_emulator import errors
+from tests.redfish_emulator import tasks
+
+UPDATE_SECONDS = 'EMULATOR_UPDATE_SECONDS'
+"""Config key: how long a firmware update task runs."""
+_VERSION = re.compile(r'(\d+\.\d+(?:\.\d+)*)')
+
+
+def new_version(image_uri, old_version):
+    name = posixpath.basename(parse.urlparse(image_uri).path)
+    found = _VERSION.search(name)
+    if found:
+        return found.group(1).rstrip('.')
+    parts = old_version.split('.')
+    if len(parts) < 2:
+        parts.append('0')
+    parts[1] = str(int(parts[1]) + 1)
+    return '.'.join(parts)
+
+
+def _target_systems(targets):
+    systems = flask.current_app.systems
+    if targets is None:
+        return sorted(systems.systems)
+    if not isinstance(targets, list):
+        raise errors.RedfishError('Targets must be a list of URIs.',
+                                  message_id='PropertyValueTypeError',
+                                  args=[targets, 'Targets'],
+                                  related=['#/Targets'])
+    uuids = []
+    known = ['/redfish/v1/Systems/%s' % uuid for uuid in systems.systems]
+    for target in targets:
+        prefix, _sep, name = str(target).rstrip('/').rpartition('/')
+        if prefix != '/redfish/v1/Systems':
+            raise errors.RedfishError(
+                'Target %s is not a system; only system firmware (BIOS) '
+                'is emulated. Systems are: %s.' % (target, ', '.join(known)),
+                message_id='ActionParameterNotSupported',
+                args=[target, 'Targets'], related=['#/Targets'])
+        try:
+            uuids.append(systems.uuid(name))
+        except stock_error.NotFound:
+            raise errors.value_not_in_list('Targets', target,
+                                           known) from None
+    return uuids
+
+
+def simple_update():
+    app = flask.current_app
+    body = errors.request_body()
+    image_uri = body.get('ImageURI')
+    if not image_uri or not isinstance(image_uri, str):
+        raise errors.RedfishError(
+            'SimpleUpdate requires the parameter ImageURI.',
+            message_id='ActionParameterMissing',
+            args=['UpdateService.SimpleUpdate', 'ImageURI'],
+            related=['#/ImageURI'])
+    systems = _target_systems(body.get('Targets'))
+    task = app.tasks.start(
+        'firmware-update', 'Update firmware from %s' % image_uri,
+        app.config.get(UPDATE_SECONDS, 1),
+        system=systems[0] if len(systems) == 1 else None,
+        payload={'image_uri': image_uri, 'systems': systems})
+    return tasks.accepted(task)
+
+
+def _apply(app, task):
+    image_uri = task['payload']['image_uri']
+    if 'fail' in image_uri:
+        raise tasks.TaskFailed(
+            'Firmware image %s failed verification; nothing was changed.'
+            % image_uri)
+    done = []
+    for uuid in task['payload']['systems']:
+        old = app.systems.get_versions(uuid)['BiosVersion']
+        version = new_version(image_uri, old)
+        app.systems.set_versions(uuid, {'BiosVersion': version})
+        done.append('%s %s -> %s' % (uuid, old, version))
+    return 'Updated BIOS firmware: %s.' % '; '.join(done)
+
+
+tasks.EFFECTS['firmware-update'] = _apply
+
+
+def install(app, replace_view):
+    replace_view('UpdateService.update_service_simple_update', simple_update)

@@ -37,8 +37,9 @@ _RPCAPI = 'ironic_steps.rpcapi'
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
-               node_bios.blueprint, heartbeat.blueprint, lookup.blueprint, drivers.blueprint,
-               conductors.blueprint, deploy_templates.blueprint)
+               node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
+               drivers.blueprint, conductors.blueprint,
+               deploy_templates.blueprint)
 
 
 def _prepare_request():

@@ -3,9 +3,9 @@
 Three roles, as Keystone names them: ``admin`` and ``member`` may read and
 change nodes (and their traits) and deploy templates, ``reader`` may only
 read (nodes, their traits and BIOS settings, templates, ...).  Agents
-heartbeat without credentials.  Operators override any rule in ``[oslo_policy] policy_file``;
-``oslopolicy-sample-generator --namespace ironic-steps`` lists them all
-(see :func:`list_rules`).
+heartbeat without credentials.  Operators override any rule in
+``[oslo_policy] policy_file``; ``oslopolicy-sample-generator --namespace
+ironic-steps`` lists them all (see :func:`list_rules`).
 
 Where the roles come from is :mod:`ironic_steps.api.auth`'s business.
 """

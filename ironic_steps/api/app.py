@@ -22,6 +22,7 @@ from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
+from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
@@ -36,8 +37,9 @@ _RPCAPI = 'ironic_steps.rpcapi'
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
-               heartbeat.blueprint, lookup.blueprint, drivers.blueprint,
-               conductors.blueprint, deploy_templates.blueprint)
+               node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
+               drivers.blueprint, conductors.blueprint,
+               deploy_templates.blueprint)
 
 
 def _prepare_request():

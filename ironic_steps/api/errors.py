@@ -120,7 +120,7 @@ class Forbidden(exception.IronicStepsException):
 _NOT_PROVIDED = re.compile(
     r'^/v1/(?:(?P<top>chassis|ports|portgroups|volume|allocations|events)'
     r'|drivers/[^/]+/(?P<driver>vendor_passthru|raid)'
-    r'|nodes/[^/]+/(?P<node>ports|portgroups|vifs|volume|bios|'
+    r'|nodes/[^/]+/(?P<node>ports|portgroups|vifs|volume|'
     r'vendor_passthru|management|allocation|states/console|'
     r'states/boot_device))(?:/|$)')
 

@@ -2,10 +2,10 @@
 
 Three roles, as Keystone names them: ``admin`` and ``member`` may read and
 change nodes (and their traits) and deploy templates, ``reader`` may only
-read.  Agents heartbeat without
-credentials.  Operators override any rule in ``[oslo_policy] policy_file``;
-``oslopolicy-sample-generator --namespace ironic-steps`` lists them all
-(see :func:`list_rules`).
+read (nodes, their traits and BIOS settings, templates, ...).  Agents
+heartbeat without credentials.  Operators override any rule in
+``[oslo_policy] policy_file``; ``oslopolicy-sample-generator --namespace
+ironic-steps`` lists them all (see :func:`list_rules`).
 
 Where the roles come from is :mod:`ironic_steps.api.auth`'s business.
 """
@@ -70,6 +70,10 @@ _RULES = [
           'Remove one or all traits of a node.',
           ('DELETE', '/nodes/{node_ident}/traits'),
           ('DELETE', '/nodes/{node_ident}/traits/{trait}')),
+    _rule('baremetal:node:bios:get', _READ,
+          'List and show the BIOS settings cached for a node.',
+          ('GET', '/nodes/{node_ident}/bios'),
+          ('GET', '/nodes/{node_ident}/bios/{setting_name}')),
     _rule('baremetal:node:ipa_heartbeat', '@',
           'An agent reports in; open to all, agents have no credentials '
           '(they prove themselves with their agent token).',

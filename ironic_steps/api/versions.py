@@ -53,7 +53,8 @@ implement it):
 * 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
   endpoints.
 * 1.38 - node ``rescue_interface`` field.
-* 1.40 - node ``bios_interface`` field.
+* 1.40 - node ``bios_interface`` field; the ``/v1/nodes/{node}/bios``
+  endpoints (a node's cached BIOS settings).
 * 1.42 - node ``fault`` field and filter.
 * 1.43 - ``?detail=True`` on the node list.
 * 1.44 - node ``deploy_step`` field.

@@ -88,7 +88,9 @@ class View:
         then (a node's ``available`` as null below 1.2).
     :param links: sub-resource -> the version from which the whole item
         (not ``?fields``, not a plain list) links to it.
-    :param key: the field that names an item in its URL.
+    :param key: the field that names an item in its URL (for a resource
+        under another, e.g. a node's BIOS settings, the bodies are given
+        the owner's path: see :meth:`body`).
     """
 
     def __init__(self, resource, fields, since=None, min_version=None,
@@ -255,7 +257,7 @@ class View:
         return shown
 
     def body(self, item, version, fields=None, base_url=None, compute=None,
-             keys=False):
+             keys=False, parent=None):
         """The body of ``item`` at ``version``: ``fields`` (already
         checked) and its links, or, without ``fields``, every field that
         exists at ``version``, its links and its sub-resources' links.
@@ -263,11 +265,16 @@ class View:
         :param base_url: the base of links (default: the request's).
         :param compute: ``compute(item, field)``: a computed field's value.
         :param keys: see :meth:`values`.
+        :param parent: for a resource under another, the path of its owner
+            under ``/v1`` (``nodes/<uuid>`` for a node's BIOS settings):
+            its links are under it.
         """
         base_url = base_url or responses.public_url()
         body = self.values(item, fields or self.visible_fields(version),
                            version, compute, keys)
         own = self.resource + '/' + getattr(item, self.key)
+        if parent is not None:
+            own = parent + '/' + own
         body['links'] = responses.links(own, base=base_url)
         if fields is None:
             for name in self._links_at(version):
@@ -275,10 +282,11 @@ class View:
         return body
 
     def bodies(self, items, version, fields=None, base_url=None,
-               compute=None):
+               compute=None, parent=None):
         """:meth:`body` of each of ``items``: rows of one query, or
         objects."""
         base_url = base_url or responses.public_url()
         keys = _row_keys(items[0]) if items else None
-        return [self.body(item, version, fields, base_url, compute, keys)
+        return [self.body(item, version, fields, base_url, compute, keys,
+                          parent)
                 for item in items]

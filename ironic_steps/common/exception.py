@@ -136,6 +136,11 @@ class NodeTraitNotFound(NotFound):
     _msg_fmt = "Node %(node)s doesn't have a trait '%(trait)s'."
 
 
+class BIOSSettingNotFound(NotFound):
+    _msg_fmt = ("Node %(node)s has no BIOS setting '%(name)s'; GET "
+                "/v1/nodes/%(node)s/bios lists the ones it has.")
+
+
 class DeployTemplateNotFound(NotFound):
     _msg_fmt = 'Deploy template %(template)s could not be found.'
 

@@ -42,6 +42,14 @@ RELEASE_MAPPING = collections.OrderedDict([
         'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.0']},
     }),
+    # Real hardware: redfish hardware type, BIOS settings cache, polled
+    # out-of-band steps.
+    ('0.4', {
+        'api': '1.69',
+        'rpc': '1.2',
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.0'], 'BIOSSetting': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -5,12 +5,14 @@ def register_all():
     __import__('ironic_steps.objects.node')
     __import__('ironic_steps.objects.conductor')
     __import__('ironic_steps.objects.deploy_template')
+    __import__('ironic_steps.objects.bios_setting')
 
 
 register_all()
 
+from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
 
-__all__ = ['Conductor', 'DeployTemplate', 'Node']
+__all__ = ['BIOSSetting', 'Conductor', 'DeployTemplate', 'Node']

@@ -273,7 +273,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         return released
 
     def destroy(self, context=None):
-        """Delete the node; its traits go with it."""
+        """Delete the node; its traits and BIOS settings go with it."""
         self.dbapi.destroy_node(self.id)
         self.obj_reset_changes()
 

@@ -2,6 +2,7 @@
 
 import json
 import time
+import urllib.error
 
 import fixtures
 import testtools
@@ -180,3 +181,92 @@ class OperatorChoosesStepsTest(CLITestCase):
         self.assertEqual('clean failed', node['provision_state'])
         self.assertIn('aborted by request', node['last_error'])
         self.assertEqual('erase_devices', node['clean_step']['step'])
+
+
+class BIOSSettingsTest(CLITestCase):
+    """`openstack baremetal node bios setting list|show` against the
+    settings BIOS steps cache."""
+
+    SETTINGS = [{'name': 'LogicalProc', 'value': 'Enabled'},
+                {'name': 'BootMode', 'value': 'Uefi'}]
+    APPLY = [{'interface': 'bios', 'step': 'apply_configuration',
+              'priority': 95, 'args': {'settings': SETTINGS}}]
+
+    def listed(self, client, name):
+        return {s['name']: s['value'] for s in client.json(
+            'node', 'bios', 'setting', 'list', name)}
+
+    def test_a_deploy_applying_settings_shows_them_a_reset_clears_them(
+            self):
+        _service, client = self.start_service()
+        self.enrol_and_provide(client, 'node-1')
+        # A fake node starts with no cached settings.
+        self.assertEqual({}, self.listed(client, 'node-1'))
+        client.run('node', 'deploy', 'node-1', '--deploy-steps',
+                   json.dumps(self.APPLY), '--wait', '60')
+        self.assertEqual('active', client.json(
+            'node', 'show', 'node-1')['provision_state'])
+        self.assertEqual({'LogicalProc': 'Enabled', 'BootMode': 'Uefi'},
+                         self.listed(client, 'node-1'))
+        shown = client.json('node', 'bios', 'setting', 'show', 'node-1',
+                            'BootMode')
+        self.assertEqual('BootMode', shown['name'])
+        self.assertEqual('Uefi', shown['value'])
+        self.assertIsNotNone(shown['created_at'])
+        self.assertIsNone(shown['updated_at'])
+        self.assertNotIn('links', shown)
+        missing = client.run('node', 'bios', 'setting', 'show', 'node-1',
+                             'NoSuchSetting', check=False)
+        self.assertNotEqual(0, missing.returncode)
+        self.assertIn("no BIOS setting 'NoSuchSetting'", missing.stderr)
+
+        # A rebuild resetting them leaves none (the node named by UUID
+        # this time, as the CLI takes either).
+        client.run('node', 'rebuild', 'node-1', '--deploy-steps', json.dumps(
+            [{'interface': 'bios', 'step': 'factory_reset', 'args': {},
+              'priority': 95}]), '--wait', '60')
+        uuid = client.json('node', 'show', 'node-1')['uuid']
+        self.assertEqual({}, self.listed(client, uuid))
+
+    def test_pinned_to_0_3_the_settings_are_refused_and_none_cached(self):
+        # Given an all-in-one service still pinned to release 0.3
+        state_path = self.useFixture(fixtures.TempDir()).path
+        options = {'fake': {'agent_delay': 0},
+                   'conductor': {'node_locked_retry_interval': 0.1}}
+        pinned = self.useFixture(functional.ServiceProcess(
+            options=dict(options, DEFAULT={'pin_release_version': '0.3'}),
+            state_path=state_path))
+        client = functional.OpenStackClient(pinned.endpoint)
+        self.enrol_and_provide(client, 'node-1')
+        # When a deploy applies BIOS settings, it runs as before
+        client.run('node', 'deploy', 'node-1', '--deploy-steps',
+                   json.dumps(self.APPLY), '--wait', '60')
+        node = client.json('node', 'show', 'node-1')
+        self.assertEqual('active', node['provision_state'])
+        self.assertEqual(self.SETTINGS,
+                         node['driver_internal_info']['fake_bios_settings'])
+        # but the settings cannot be read while pinned: 406, which the CLI
+        # (as for any 406) reports as a version it could not negotiate,
+        refused = client.run('node', 'bios', 'setting', 'list', 'node-1',
+                             check=False)
+        self.assertNotEqual(0, refused.returncode)
+        self.assertIn('API version', refused.stderr)
+        # and whose body says why.
+        error = self.assertRaises(
+            urllib.error.HTTPError, functional.RestClient(
+                pinned.endpoint).request, 'GET', '/v1/nodes/node-1/bios')
+        self.assertEqual(406, error.code)
+        fault = json.loads(json.loads(error.read())['error_message'])
+        self.assertIn('BIOS settings needs release 0.4', fault['faultstring'])
+        self.assertIn('pinned to release 0.3', fault['faultstring'])
+        # Then, unpinned, none had been written
+        pinned.stop()
+        service = self.useFixture(functional.ServiceProcess(
+            options=options, state_path=state_path))
+        client = functional.OpenStackClient(service.endpoint)
+        self.assertEqual({}, self.listed(client, 'node-1'))
+        # and the next BIOS step caches what it applies.
+        client.run('node', 'rebuild', 'node-1', '--deploy-steps',
+                   json.dumps(self.APPLY), '--wait', '60')
+        self.assertEqual({'LogicalProc': 'Enabled', 'BootMode': 'Uefi'},
+                         self.listed(client, 'node-1'))

@@ -19,6 +19,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import node_traits
@@ -36,7 +37,8 @@ def _new_facade(**kwargs):
     # oslo.db yields the GIL (sleep(0)) on every connection check-in, a
     # courtesy to green threads; with real threads it only adds latency.
     # SQLite enforces foreign keys only when asked: the schema's ON DELETE
-    # CASCADEs (a node's traits, a template's steps) rely on it.
+    # CASCADEs (a node's traits and BIOS settings, a template's steps)
+    # rely on it.
     kwargs.setdefault('sqlite_fk', True)
     facade.configure(thread_checkin=False, **kwargs)
     return facade
@@ -466,6 +468,7 @@ class _ConductorQueries:
 
 
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,
+                 bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries, _ConductorQueries):
     """The database API: every query, one instance per process."""
 

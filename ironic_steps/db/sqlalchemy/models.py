@@ -165,3 +165,19 @@ class DeployTemplateStep(Base):
     step = sa.Column(sa.String(255), nullable=False)
     args = sa.Column(JSONEncoded, nullable=False)
     priority = sa.Column(sa.Integer, nullable=False)
+
+
+class BIOSSetting(Base):
+    """A BIOS setting of a node, as its driver last read it from the BMC.
+
+    The primary key (node_id, name) makes a name unique per node and finds
+    a node's settings through its index.
+    """
+
+    __tablename__ = 'bios_settings'
+
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id',
+                                                  ondelete='CASCADE'),
+                        primary_key=True)
+    name = sa.Column(sa.String(255), primary_key=True)
+    value = sa.Column(sa.Text)

@@ -11,11 +11,14 @@ The default deploy of fake-hardware, highest priority first::
       0  raid.apply_configuration       only when requested (builds its
                                         raid_config argument, else the
                                         node's target_raid_config)
-      0  bios.apply_configuration       only when requested
+      0  bios.apply_configuration       only when requested; the node's
+                                        cached BIOS settings then show them
+      0  bios.factory_reset             only when requested; clears them
 
 Automated cleaning runs ``deploy.erase_devices_metadata`` (priority 10);
 manual cleaning may also ask for ``deploy.erase_devices`` (asynchronous,
-abortable: the fake agent heartbeats when it is done).
+abortable: the fake agent heartbeats when it is done), and for the RAID and
+BIOS steps above.
 
 Operators and tests can make any fake step fail by naming it in the node's
 ``driver_info['fake_fail_step']`` (e.g. ``"boot.prepare_instance_boot"``;
@@ -31,6 +34,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers import bios
 from ironic_steps.drivers import raid
 from ironic_steps.drivers.modules import fake_agent
 
@@ -171,15 +175,6 @@ class FakeLegacyDeploy(base.DeployInterface):
         task.driver.power.set_power_state(task, states.POWER_ON)
 
 
-_BIOS_ARGSINFO = {
-    'settings': {
-        'description': 'A list of {"name": ..., "value": ...} BIOS '
-                       'settings to apply.',
-        'required': True,
-    },
-}
-
-
 class FakeRaid(base.RAIDInterface):
 
     @base.deploy_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
@@ -195,18 +190,37 @@ class FakeRaid(base.RAIDInterface):
 
 
 class FakeBios(base.BiosInterface):
+    """BIOS settings kept by the fake BMC, cached as a real BMC's are.
 
-    @base.deploy_step(priority=0, argsinfo=_BIOS_ARGSINFO)
-    @base.clean_step(priority=0, argsinfo=_BIOS_ARGSINFO)
+    A fake node starts with no cached settings.  ``apply_configuration``
+    sets the named settings and leaves the others as they were, as a BMC
+    does; ``factory_reset`` forgets them all (the fake BMC has no
+    defaults to report).  After each, the node's cached settings (``GET
+    /v1/nodes/{node}/bios``) are what the fake BMC holds, written in one
+    transaction, except while the services are pinned to a release
+    without the cache (then nothing is cached, as before).
+    ``driver_internal_info['fake_bios_settings']`` keeps the last
+    ``settings`` applied, as it always has.
+    """
+
+    @base.deploy_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO)
+    @base.clean_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO)
     def apply_configuration(self, task, settings):
         """Apply the requested BIOS settings."""
-        if not isinstance(settings, list):
-            # Named by type only: BIOS settings may carry passwords.
-            raise exception.InvalidParameterValue(
-                err='settings must be a list of {"name", "value"} dicts, '
-                    'got a %s' % type(settings).__name__)
+        applied = bios.requested_settings(settings)
         _simulate(task, 'bios.apply_configuration')
         _remember(task, 'fake_bios_settings', settings)
+        held = bios.cached_settings(task)
+        held.update(applied)
+        bios.cache_settings(task, held)
+
+    @base.deploy_step(priority=0)
+    @base.clean_step(priority=0)
+    def factory_reset(self, task):
+        """Reset every BIOS setting to the factory's."""
+        _simulate(task, 'bios.factory_reset')
+        _remember(task, 'fake_bios_settings', [])
+        bios.cache_settings(task, {})
 
 
 class FakeVendor(base.VendorInterface):

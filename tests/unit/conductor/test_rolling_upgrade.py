@@ -144,6 +144,35 @@ class RollingUpgradeTest(base.TestCase):
         self.assertEqual({'a': 1}, stored.extra)
         self.assertIsNone(stored.deploy_step)
 
+    def test_pinned_to_0_3_a_bios_step_runs_and_caches_nothing(self):
+        # Given conductors pinned to the release before the BIOS cache
+        self.config(pin_release_version='0.3')
+        node = self.available_node()
+        settings = [{'name': 'LogicalProc', 'value': 'Enabled'}]
+        # When a deploy applies BIOS settings
+        rpcapi.ConductorAPI().do_node_deploy(
+            self.context, node.uuid, rebuild=False, deploy_steps=[
+                {'interface': 'bios', 'step': 'apply_configuration',
+                 'priority': 95, 'args': {'settings': settings}}])
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        # Then the step ran as in 0.3, and wrote nothing 0.3 lacks
+        self.assertEqual(settings,
+                         node.driver_internal_info['fake_bios_settings'])
+        self.assertEqual([], objects.BIOSSetting.list_by_node(self.context,
+                                                              node.id))
+        # until the pin is lifted.
+        self.config(pin_release_version=None)
+        self.agent_heartbeat(node)
+        self.wait_for_state(node, states.ACTIVE)
+        rpcapi.ConductorAPI().do_node_deploy(
+            self.context, node.uuid, rebuild=True, deploy_steps=[
+                {'interface': 'bios', 'step': 'apply_configuration',
+                 'priority': 95, 'args': {'settings': settings}}])
+        self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertEqual({'LogicalProc': 'Enabled'}, {
+            s.name: s.value for s in objects.BIOSSetting.list_by_node(
+                self.context, node.id)})
+
     def test_remote_errors_come_back_as_ours(self):
         node = self.create_node()
         from ironic_steps.common import exception

@@ -253,14 +253,17 @@ class FakeHardwarePlanTest(tests_base.TestCase):
 
     def test_raid_and_bios_configuration_are_offered_but_not_planned(self):
         planned = {step.label for step in steps.plan(self.task, base.DEPLOY)}
-        for interface in ('raid', 'bios'):
+        for interface, names in (
+                ('raid', ['apply_configuration']),
+                ('bios', ['apply_configuration', 'factory_reset'])):
             offered = getattr(self.task.driver,
                               interface).get_deploy_steps(self.task)
-            self.assertEqual(['apply_configuration'],
-                             [step['step'] for step in offered])
-            self.assertEqual(0, offered[0]['priority'])
+            self.assertEqual(names, [step['step'] for step in offered])
+            self.assertEqual([0] * len(names),
+                             [step['priority'] for step in offered])
             self.assertTrue(offered[0]['argsinfo'])
-            self.assertNotIn('%s.apply_configuration' % interface, planned)
+            for name in names:
+                self.assertNotIn('%s.%s' % (interface, name), planned)
         self.assertEqual(
             {'raid_config', 'delete_existing'},
             set(self.task.driver.raid.get_deploy_steps(

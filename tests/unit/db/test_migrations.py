@@ -25,9 +25,11 @@ ADD_DEPLOY_STEP = '7b3e5d2a8f10'
 CREATE_CONDUCTORS = '9d4c1e7a2b35'
 CREATE_TRAITS_AND_TEMPLATES = '4f2a9c8e1b63'
 ADD_NODE_API_FIELDS = '4e8a6c2d1f93'
+CREATE_BIOS_SETTINGS = 'ebbaf9649dc9'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
-             CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS]
+             CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
+             CREATE_BIOS_SETTINGS]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -95,6 +97,22 @@ class MigrationWalkTest(base.TestCase):
             [foreign_key] = inspector.get_foreign_keys(table)
             self.assertEqual(parent, foreign_key['referred_table'])
             self.assertEqual('CASCADE', foreign_key['options']['ondelete'])
+
+    def test_bios_settings_come_with_their_revision_keyed_by_node_and_name(
+            self):
+        migration.upgrade(ADD_NODE_API_FIELDS)
+        self.assertNotIn('bios_settings', sa.inspect(
+            sqlalchemy_api.get_engine()).get_table_names())
+        migration.upgrade(CREATE_BIOS_SETTINGS)
+        inspector = sa.inspect(sqlalchemy_api.get_engine())
+        self.assertEqual(['node_id', 'name'], inspector.get_pk_constraint(
+            'bios_settings')['constrained_columns'])
+        [foreign_key] = inspector.get_foreign_keys('bios_settings')
+        self.assertEqual('nodes', foreign_key['referred_table'])
+        self.assertEqual('CASCADE', foreign_key['options']['ondelete'])
+        value, = [column for column in inspector.get_columns('bios_settings')
+                  if column['name'] == 'value']
+        self.assertTrue(value['nullable'])
 
     def test_the_revisions_are_one_line(self):
         self.assertEqual(REVISIONS, migration.pending())

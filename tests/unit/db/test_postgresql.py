@@ -8,6 +8,7 @@ from tests import base
 from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
 
@@ -92,5 +93,12 @@ class DeployTemplatesOnPostgreSQLTest(
         test_deploy_template.DeployTemplateTest):
     """Template queries (joins, keyset pages, unique names, cascades) on
     PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class BIOSSettingsOnPostgreSQLTest(test_bios_setting.BIOSSettingTest):
+    """The BIOS settings cache: replacements in one transaction, changed
+    rows only, cascades with the node, on PostgreSQL."""
 
     database = base.PostgreSQLDatabase

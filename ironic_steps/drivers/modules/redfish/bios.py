@@ -16,26 +16,6 @@ from ironic_steps.drivers import bios as bios_cache
 from ironic_steps.drivers.modules.redfish import utils
 
 
-def _requested(task, settings):
-    """``settings`` as a name -> value map, checked."""
-    if not isinstance(settings, list) or not settings:
-        raise exception.InvalidParameterValue(
-            err='bios.apply_configuration of node %s needs settings: a '
-                'non-empty list of {"name": ..., "value": ...}'
-                % task.node.uuid)
-    wanted = {}
-    for index, setting in enumerate(settings):
-        if (not isinstance(setting, dict)
-                or set(setting) != {'name', 'value'}
-                or not isinstance(setting['name'], str)):
-            # Named by position only: a value may be a password.
-            raise exception.InvalidParameterValue(
-                err='settings[%d] of node %s must be {"name": string, '
-                    '"value": ...}' % (index, task.node.uuid))
-        wanted[setting['name']] = setting['value']
-    return wanted
-
-
 def _bios(task, operation):
     system = utils.get_system(task.node, operation)
     with utils.bmc_call(task.node, operation):
@@ -73,7 +53,11 @@ class RedfishBios(base.BiosInterface):
                      argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
     def apply_configuration(self, task, settings):
         """Apply BIOS settings; they are in force after a restart."""
-        wanted = _requested(task, settings)
+        wanted = bios_cache.requested_settings(settings)
+        if not wanted:
+            raise exception.InvalidParameterValue(
+                err='bios.apply_configuration of node %s was given no '
+                    'settings to apply' % task.node.uuid)
         operation = 'set BIOS settings %s' % ', '.join(sorted(wanted))
         bios = _bios(task, operation)
         with utils.bmc_call(task.node, operation):

@@ -1,4 +1,7 @@
-"""Fake hardware's RAID step and power, against a real node and database."""
+"""Fake hardware's RAID and BIOS steps and power, against a real node and
+database."""
+
+import ddt
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -51,9 +54,109 @@ class FakeRaidTest(base.TestCase):
         with task_manager.acquire(self.context, self.create_node().uuid,
                                   shared=True) as task:
             raid, = task.driver.raid.get_steps(task, drivers_base.DEPLOY)
-            bios, = task.driver.bios.get_steps(task, drivers_base.DEPLOY)
+            bios, _reset = task.driver.bios.get_steps(task,
+                                                      drivers_base.DEPLOY)
         self.assertFalse(raid['argsinfo']['raid_config']['required'])
         self.assertTrue(bios['argsinfo']['settings']['required'])
+
+
+@ddt.ddt
+class FakeBiosTest(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node()
+
+    def run_step(self, step, **args):
+        with task_manager.acquire(self.context, self.node.uuid) as task:
+            getattr(task.driver.bios, step)(task, **args)
+            task.node.save()
+        return objects.Node.get(self.context, self.node.uuid)
+
+    def apply(self, *pairs):
+        return self.run_step('apply_configuration', settings=[
+            {'name': name, 'value': value} for name, value in pairs])
+
+    def cached(self):
+        return {s.name: s.value for s in objects.BIOSSetting.list_by_node(
+            self.context, self.node.id)}
+
+    def test_a_fake_node_starts_with_no_cached_settings(self):
+        self.assertEqual({}, self.cached())
+
+    def test_applied_settings_are_cached_with_those_set_before(self):
+        self.apply(('LogicalProc', 'Enabled'), ('BootMode', 'Bios'))
+        node = self.apply(('BootMode', 'Uefi'), ('SecureBoot', None))
+        self.assertEqual({'LogicalProc': 'Enabled', 'BootMode': 'Uefi',
+                          'SecureBoot': None}, self.cached())
+        # What was applied last is still recorded where it always was.
+        self.assertEqual([{'name': 'BootMode', 'value': 'Uefi'},
+                          {'name': 'SecureBoot', 'value': None}],
+                         node.driver_internal_info['fake_bios_settings'])
+
+    def test_the_later_of_two_entries_for_a_name_wins(self):
+        self.apply(('BootMode', 'Bios'), ('BootMode', 'Uefi'))
+        self.assertEqual({'BootMode': 'Uefi'}, self.cached())
+
+    def test_a_factory_reset_clears_the_cached_settings(self):
+        self.apply(('LogicalProc', 'Enabled'))
+        node = self.run_step('factory_reset')
+        self.assertEqual({}, self.cached())
+        self.assertEqual([], node.driver_internal_info['fake_bios_settings'])
+
+    def test_each_step_writes_the_cache_in_one_transaction(self):
+        self.apply(('Gone', '1'), ('Changed', 'old'))
+        with base.SQLStatements() as recorded:
+            self.apply(('Changed', 'new'), ('New', '2'))
+        cache_writes = [statement.split()[0].upper()
+                        for statement in recorded.statements
+                        if 'bios_settings' in statement.split('(')[0]
+                        and not statement.upper().startswith('SELECT')]
+        self.assertEqual(['UPDATE', 'INSERT'], cache_writes)
+        self.assertEqual(1, recorded.verbs().count('BEGIN'))
+
+    def test_a_failing_step_caches_nothing(self):
+        self.apply(('LogicalProc', 'Enabled'))
+        node = objects.Node.get(self.context, self.node.uuid)
+        node.driver_info = {'fake_fail_step': 'bios.apply_configuration'}
+        node.save()
+        self.assertRaises(exception.StepFailed, self.apply,
+                          ('LogicalProc', 'Disabled'))
+        self.assertEqual({'LogicalProc': 'Enabled'}, self.cached())
+
+    @ddt.data(
+        # (settings, words the refusal must say)
+        ({'BootMode': 'Uefi'}, ['list', 'dict']),
+        (['BootMode'], ['settings[0]', 'str']),
+        ([{'name': 'AdminPassword'}], ['settings[0]', 'keys name']),
+        ([{'name': 'A', 'value': '1'}, {'name': 'AdminPassword',
+                                        'value': 's3cret', 'old': 'x'}],
+         ['settings[1]', 'name, old, value']),
+        ([{'name': '', 'value': 's3cret'}], ['settings[0]', 'non-empty']),
+        ([{'name': 3, 'value': 's3cret'}], ['settings[0]', 'non-empty']),
+        ([{'name': 'AdminPassword', 'value': {'s3cret': 1}}],
+         ['AdminPassword', 'dict']),
+    )
+    @ddt.unpack
+    def test_malformed_settings_are_refused_and_nothing_cached(self, settings,
+                                                               words):
+        self.apply(('Kept', 'yes'))
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.run_step, 'apply_configuration',
+                                settings=settings)
+        for word in words:
+            self.assertIn(word, str(exc))
+        self.assertNotIn('s3cret', str(exc))
+        self.assertEqual({'Kept': 'yes'}, self.cached())
+
+    def test_pinned_to_0_3_the_steps_work_as_before_caching_nothing(self):
+        self.apply(('LogicalProc', 'Enabled'))
+        self.config(pin_release_version='0.3')
+        node = self.apply(('LogicalProc', 'Disabled'))
+        self.assertEqual([{'name': 'LogicalProc', 'value': 'Disabled'}],
+                         node.driver_internal_info['fake_bios_settings'])
+        self.run_step('factory_reset')
+        self.assertEqual({'LogicalProc': 'Enabled'}, self.cached())
 
 
 class FakePowerTest(base.TestCase):

@@ -1,0 +1,63 @@
+"""/v1/nodes/{node}/bios: the BIOS settings cached for a node (read only).
+
+From API 1.40, as in Ironic (below it the endpoints do not exist: 404),
+and once no service is pinned to a release without the cache (406 until
+then).  The settings are what the node's BIOS interface last read from
+the hardware (see :mod:`ironic_steps.drivers.bios`); they change only
+through BIOS steps, never through the API.  Reading needs
+``baremetal:node:bios:get``.  What a setting shows is :mod:`bios_view`'s.
+"""
+
+import flask
+
+from ironic_steps.api import bios_view
+from ironic_steps.api import node_ident
+from ironic_steps.api import policy
+from ironic_steps.api import query
+from ironic_steps.api import responses
+from ironic_steps.api import versions
+from ironic_steps.common import exception
+from ironic_steps import objects
+
+blueprint = flask.Blueprint('node_bios', __name__,
+                            url_prefix='/v1/nodes/<ident>/bios')
+
+_VIEW = bios_view.VIEW
+
+
+@blueprint.before_request
+def _check_version():
+    versions.check_endpoint(flask.g.version, bios_view.VERSION,
+                            flask.request.path)
+    # Pinned to a release before the cache (0.3 speaks 1.69 without it).
+    objects.BIOSSetting.check_in_pinned_release('BIOS settings')
+
+
+def _node(ident):
+    context = flask.g.context
+    policy.authorize('baremetal:node:bios:get', context)
+    # ?fields and ?detail are Ironic's 1.74, beyond this API's maximum.
+    query.check_known(flask.request.args, ())
+    return node_ident.get_row(context, ident, flask.g.version)
+
+
+@blueprint.get('')
+def list_settings(ident):
+    node = _node(ident)
+    settings = objects.BIOSSetting.list_by_node(flask.g.context, node.id)
+    return responses.json_response({'bios': _VIEW.bodies(
+        settings, flask.g.version, parent=bios_view.parent(node.uuid))})
+
+
+@blueprint.get('/<setting_name>')
+def show_setting(ident, setting_name):
+    node = _node(ident)
+    try:
+        setting = objects.BIOSSetting.get(flask.g.context, node.id,
+                                          setting_name)
+    except exception.BIOSSettingNotFound:
+        # Named by UUID, as the node is everywhere else in the API.
+        raise exception.BIOSSettingNotFound(
+            node=node.uuid, name=setting_name) from None
+    return responses.json_response({setting_name: _VIEW.body(
+        setting, flask.g.version, parent=bios_view.parent(node.uuid))})

@@ -1,0 +1,101 @@
+"""The node's cached BIOS settings, as BIOS interfaces record them.
+
+The API shows a node's BIOS settings (``GET /v1/nodes/{node}/bios``) from
+a cache, never from the hardware: a BIOS interface reads the settings from
+the BMC whenever a step may have changed them (``apply_configuration``,
+``factory_reset``) and hands them over here::
+
+    from ironic_steps.drivers import bios
+
+    @base.clean_step(priority=0, argsinfo=...)
+    def apply_configuration(self, task, settings):
+        ...                                      # change them on the BMC
+        bios.cache_settings(task, read_all_attributes_from_the_bmc())
+
+The cache then holds exactly what was handed over: a *settings map*
+(``{name: value}``, see :mod:`ironic_steps.objects.bios_setting`),
+replacing what it held before in one transaction.
+
+This module is the one door from drivers to the cache (drivers touch
+neither objects nor the database API themselves), so that how the cache
+is stored, and what a rolling upgrade allows, can change without them.
+It never talks to hardware.
+"""
+
+import typing
+
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps import objects
+
+LOG = log.getLogger(__name__)
+
+
+def cached_settings(task) -> dict[str, typing.Optional[str]]:
+    """The node's cached BIOS settings, ``{name: value}`` ({} if none)."""
+    return {setting.name: setting.value for setting in
+            objects.BIOSSetting.list_by_node(task.context, task.node.id)}
+
+
+def cache_settings(task, settings: typing.Mapping[str, object]) -> bool:
+    """Make ``settings`` (a settings map) the node's cached BIOS settings.
+
+    Settings the map lacks are dropped from the cache; only those whose
+    value changed get a new ``updated_at``.  One transaction, written at
+    once (not with the node's next save).  Call it from a step, which
+    holds the node's lock.
+
+    :returns: whether the cache was written.  While the services are pinned
+        to a release without the cache (a rolling upgrade), nothing is
+        written and the step goes on: the cache records the work, it is
+        not the work.
+    :raises InvalidParameterValue: for a map of the wrong shape (nothing
+        written); the message never quotes a value.
+    """
+    try:
+        objects.BIOSSetting.replace_all(task.context, task.node.id, settings)
+    except exception.NotInPinnedRelease as exc:
+        LOG.debug('BIOS settings of node %s not cached: %s', task.node.uuid,
+                  exc)
+        return False
+    return True
+
+
+#: The arguments of every BIOS interface's apply_configuration step.
+APPLY_CONFIGURATION_ARGSINFO = {
+    'settings': {
+        'description': 'A list of {"name": ..., "value": ...} BIOS '
+                       'settings to apply.',
+        'required': True,
+    },
+}
+
+
+def requested_settings(settings):
+    """``[{"name": ..., "value": ...}, ...]`` -> {name: value}, the later
+    of two entries for one name winning, as applying them in order would.
+
+    Problems are named by position and type only: BIOS settings may carry
+    passwords.
+    """
+    if not isinstance(settings, list):
+        raise exception.InvalidParameterValue(
+            err='settings must be a list of {"name", "value"} dicts, '
+                'got a %s' % type(settings).__name__)
+    applied = {}
+    for index, setting in enumerate(settings):
+        if (not isinstance(setting, dict) or set(setting) != {'name', 'value'}
+                or not isinstance(setting['name'], str)
+                or not setting['name']):
+            raise exception.InvalidParameterValue(
+                err='settings[%d] must be a {"name": <non-empty string>, '
+                    '"value": ...} dict%s' % (index, _keys_of(setting)))
+        applied[setting['name']] = setting['value']
+    return applied
+
+
+def _keys_of(setting):
+    if isinstance(setting, dict):
+        return ', got one with keys %s' % ', '.join(sorted(map(str, setting)))
+    return ', got a %s' % type(setting).__name__

@@ -154,8 +154,14 @@ class TestCase(oslotest_base.BaseTestCase):
 class ConductorTestCase(TestCase):
     """A started conductor, reachable through the RPC API like the API's."""
 
+    #: {group: {option: value}} set before the conductor starts (options
+    #: it reads once, such as the periods of its periodic tasks).
+    conductor_config = {}
+
     def setUp(self):
         super().setUp()
+        for group, options in self.conductor_config.items():
+            self.config(group=group, **options)
         self.manager = manager.ConductorManager()
         self.manager.start(self.context)
         rpcapi.set_local_manager(self.manager)

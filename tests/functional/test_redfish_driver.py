@@ -1,0 +1,235 @@
+"""The redfish hardware type against a real Redfish BMC emulator.
+
+A started conductor drives the real redfish interfaces, through sushy,
+over HTTP, against sushy-tools' emulator process with our backend
+(:mod:`tests.redfish_emulator`); what a BMC would show is read back from
+the emulator.  Polled steps are checked by the conductor's own periodic
+poller, every 0.1 s here.
+"""
+
+import time
+
+from ironic_steps.common import states
+from ironic_steps.drivers.modules.redfish import utils
+from ironic_steps import objects
+from tests import base
+from tests.redfish_emulator import RedfishEmulator
+
+BOOT_ISO = 'http://127.0.0.1:9/images/instance.iso'
+RAID_LAYOUT = {'logical_disks': [
+    {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True,
+     'volume_name': 'root'},
+    {'size_gb': 200, 'raid_level': '0', 'volume_name': 'scratch'}]}
+BIOS_SETTINGS = [{'name': 'ProcTurboMode', 'value': 'Disabled'},
+                 {'name': 'SriovEnable', 'value': 'Enabled'}]
+
+
+class RedfishTestCase(base.ConductorTestCase):
+
+    emulator_options = {}
+    # The poller's period is read when the conductor starts.
+    conductor_config = {'conductor': {'step_poll_interval': 0.1}}
+
+    def setUp(self):
+        super().setUp()
+        self.config(power_state_poll_interval=0.05, server_side_retries=0,
+                    connect_timeout=2, read_timeout=10, group='redfish')
+        self.emulator = self.useFixture(RedfishEmulator(
+            **self.emulator_options))
+        # A later test's emulator may get this one's port.
+        self.addCleanup(utils.SESSIONS.clear)
+
+    def redfish_node(self, index=0, **fields):
+        driver_info = {
+            'redfish_address': self.emulator.address,
+            'redfish_system_id': self.emulator.system_ids[index]}
+        if self.emulator.username:
+            driver_info.update(redfish_username=self.emulator.username,
+                               redfish_password=self.emulator.password)
+        fields.setdefault('instance_info', {'boot_iso': BOOT_ISO})
+        return self.create_node(driver='redfish', driver_info=driver_info,
+                                **fields)
+
+    def available(self, node):
+        for action, state in (('manage', states.MANAGEABLE),
+                              ('provide', states.AVAILABLE)):
+            self.rpcapi.do_provisioning_action(self.context, node.uuid,
+                                               action)
+            node = self.wait_for_state(node, state, timeout=30)
+        return node
+
+    def system_id(self, index=0):
+        return self.emulator.system_ids[index]
+
+
+class PowerAndBootTest(RedfishTestCase):
+
+    def test_power_on_off_and_reboot_reach_the_bmc(self):
+        node = self.redfish_node()
+        for target, shown in ((states.POWER_ON, 'On'),
+                              (states.POWER_OFF, 'Off'),
+                              (states.REBOOT, 'On')):
+            self.rpcapi.change_node_power_state(self.context, node.uuid,
+                                                target)
+            stored = self.wait_for_state(node, states.ENROLL)
+            self.assertIsNone(stored.last_error)
+            self.assertEqual(shown, self.emulator.power_state(
+                self.system_id()))
+            self.assertEqual(states.POWER_ON if shown == 'On'
+                             else states.POWER_OFF, stored.power_state)
+
+    def test_a_ramdisk_deploy_boots_the_iso_from_virtual_media(self):
+        node = self.available(self.redfish_node())
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.ACTIVE, timeout=30)
+        self.assertIsNone(node.last_error)
+        media = self.emulator.virtual_media(self.system_id())
+        self.assertEqual(BOOT_ISO, media['Image'])
+        self.assertTrue(media['Inserted'])
+        # It booted from the CD once: powering on used the override up.
+        self.assertEqual('On', self.emulator.power_state(self.system_id()))
+        self.assertEqual('Disabled', self.emulator.boot_source(
+            self.system_id())['enabled'])
+        # Tearing down ejects the image and powers off.
+        self.rpcapi.do_node_tear_down(self.context, node.uuid)
+        self.wait_for_state(node, states.AVAILABLE, timeout=30)
+        self.assertFalse(self.emulator.virtual_media(
+            self.system_id())['Inserted'])
+
+
+class TemplateDeployTest(RedfishTestCase):
+
+    def test_a_bios_and_raid_template_is_applied_through_the_poller(self):
+        template = objects.DeployTemplate(
+            self.context, name='CUSTOM_DATABASE', steps=[
+                {'interface': 'bios', 'step': 'apply_configuration',
+                 'args': {'settings': BIOS_SETTINGS}, 'priority': 95},
+                {'interface': 'raid', 'step': 'apply_configuration',
+                 'args': {'raid_config': RAID_LAYOUT}, 'priority': 90}])
+        template.create()
+        node = self.available(self.redfish_node())
+        node.set_traits(['CUSTOM_DATABASE'])
+        node.instance_info = {'boot_iso': BOOT_ISO,
+                              'traits': ['CUSTOM_DATABASE']}
+        node.save()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.ACTIVE, timeout=60)
+        self.assertIsNone(node.last_error)
+        attributes = self.emulator.bios_attributes(self.system_id())
+        self.assertEqual('Disabled', attributes['ProcTurboMode'])
+        self.assertEqual('Enabled', attributes['SriovEnable'])
+        volumes = self.emulator.volumes(self.system_id())
+        self.assertEqual(
+            sorted([('root', 'RAID1', 100 * 1024 ** 3),
+                    ('scratch', 'RAID0', 200 * 1024 ** 3)]),
+            sorted((v['Name'], v['RAIDType'], v['CapacityBytes'])
+                   for v in volumes))
+        self.assertEqual(['root', 'scratch'], [
+            disk['volume_name'] for disk in node.raid_config[
+                'logical_disks']])
+        cached = {s.name: s.value for s in objects.BIOSSetting.list_by_node(
+            self.context, node.id)}
+        self.assertEqual('Disabled', cached['ProcTurboMode'])
+        self.assertEqual('Enabled', cached['SriovEnable'])
+
+    def test_an_unknown_bios_setting_fails_the_step_naming_it(self):
+        node = self.available(self.redfish_node())
+        self.rpcapi.do_node_deploy(
+            self.context, node.uuid, deploy_steps=[
+                {'interface': 'bios', 'step': 'apply_configuration',
+                 'priority': 95,
+                 'args': {'settings': [{'name': 'TurboTurbo',
+                                        'value': 'On'}]}}])
+        node = self.wait_for_state(node, states.DEPLOYFAIL, timeout=30)
+        self.assertIn('bios.apply_configuration', node.last_error)
+        self.assertIn('TurboTurbo', node.last_error)
+
+
+class CleaningTest(RedfishTestCase):
+
+    def manageable(self, **fields):
+        node = self.redfish_node(**fields)
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        return self.wait_for_state(node, states.MANAGEABLE, timeout=30)
+
+    def test_manual_cleaning_updates_the_firmware(self):
+        node = self.manageable()
+        before = self.emulator.bios_version(self.system_id())
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': 'management', 'step': 'update_firmware',
+             'args': {'firmware_images': [
+                 {'url': 'http://127.0.0.1:9/fw/bios-2.0.bin'}]}}])
+        node = self.wait_for_state(node, states.MANAGEABLE, timeout=60)
+        self.assertIsNone(node.last_error)
+        self.assertNotEqual(before,
+                            self.emulator.bios_version(self.system_id()))
+
+    def test_a_failed_firmware_task_fails_the_step_with_the_bmc_message(
+            self):
+        node = self.manageable()
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': 'management', 'step': 'update_firmware',
+             'args': {'firmware_images': [
+                 {'url': 'http://127.0.0.1:9/fw/fail-image.bin'}]}}])
+        node = self.wait_for_state(node, states.CLEANFAIL, timeout=60)
+        self.assertIn('management.update_firmware', node.last_error)
+        self.assertIn('firmware update', node.last_error)
+
+
+class SlowVolumesTest(RedfishTestCase):
+
+    emulator_options = {'volume_seconds': 30}
+
+    def test_a_raid_build_that_outlasts_its_timeout_fails_naming_it(self):
+        self.config(step_poll_timeout=1, group='conductor')
+        node = self.redfish_node()
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE, timeout=30)
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'args': {'raid_config': {'logical_disks': [
+                 {'size_gb': 10, 'raid_level': '1'}]}}}])
+        node = self.wait_for_state(node, states.CLEANFAIL, timeout=30)
+        self.assertIn('raid.apply_configuration timed out after 1 seconds',
+                      node.last_error)
+        self.assertIn('last status', node.last_error)
+
+
+class BMCFailuresTest(RedfishTestCase):
+
+    emulator_options = {'username': 'admin', 'password': 'right-password',
+                        'systems': 2}
+
+    def test_a_wrong_password_fails_clearly_and_is_not_echoed(self):
+        node = self.redfish_node()
+        node.driver_info = dict(node.driver_info,
+                                redfish_password='wrong-password')
+        node.save()
+        self.rpcapi.change_node_power_state(self.context, node.uuid,
+                                            states.POWER_ON)
+        node = self.wait_for_state(node, states.ENROLL)
+        self.assertIn('refused the credentials', node.last_error)
+        self.assertNotIn('wrong-password', node.last_error)
+        self.assertNotIn('right-password', node.last_error)
+
+    def test_a_bmc_that_stops_mid_step_fails_it_and_spares_other_nodes(
+            self):
+        broken = self.available(self.redfish_node(0))
+        healthy = self.available(self.redfish_node(1))
+        self.emulator.fail_requests(self.system_id(0), status=503,
+                                    message='BMC is rebooting')
+        for node in (broken, healthy):
+            self.rpcapi.do_node_deploy(self.context, node.uuid)
+        broken = self.wait_for_state(broken, states.DEPLOYFAIL, timeout=60)
+        self.assertIn('BMC of node %s' % broken.uuid, broken.last_error)
+        self.assertNotIn('right-password', broken.last_error)
+        self.wait_for_state(healthy, states.ACTIVE, timeout=60)
+
+    def test_an_unreachable_bmc_fails_within_the_timeouts(self):
+        node = self.available(self.redfish_node())
+        self.emulator.stop()
+        started = time.monotonic()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYFAIL, timeout=60)
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertIn('BMC of node', node.last_error)

@@ -24,8 +24,7 @@ class RamdiskDeploy(base.DeployInterface):
                 err='The ramdisk deploy of node %s needs a boot interface '
                     'that can boot an ISO, such as redfish-virtual-media; '
                     'node has %s' % (task.node.uuid, task.node.boot_interface))
-        if task.node.provision_state in (states.DEPLOYING, states.AVAILABLE):
-            boot_iso(task.node)
+        boot_iso(task.node)
 
     @base.deploy_step(priority=100)
     def deploy(self, task):

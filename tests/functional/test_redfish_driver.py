@@ -9,7 +9,10 @@ poller, every 0.1 s here.
 
 import time
 
+import sushy
+
 from ironic_steps.common import states
+from ironic_steps.conductor import power_sync
 from ironic_steps.drivers.modules.redfish import utils
 from ironic_steps import objects
 from tests import base
@@ -233,3 +236,91 @@ class BMCFailuresTest(RedfishTestCase):
         node = self.wait_for_state(node, states.DEPLOYFAIL, timeout=60)
         self.assertLess(time.monotonic() - started, 30)
         self.assertIn('BMC of node', node.last_error)
+
+
+class MoreStepsTest(RedfishTestCase):
+
+    def manageable(self):
+        node = self.redfish_node()
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        return self.wait_for_state(node, states.MANAGEABLE, timeout=30)
+
+    def clean(self, node, *steps):
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': interface, 'step': step, 'args': args}
+            for interface, step, args in steps])
+        node = self.wait_for_state(node, states.MANAGEABLE, timeout=60)
+        self.assertIsNone(node.last_error)
+        return node
+
+    def test_raid_from_the_target_then_deleted(self):
+        node = self.manageable()
+        layout = {'logical_disks': [{'size_gb': 'MAX', 'raid_level': '5'}]}
+        self.rpcapi.set_target_raid_config(self.context, node.uuid, layout)
+        node = self.clean(node, ('raid', 'apply_configuration', {}))
+        volumes = self.emulator.volumes(self.system_id())
+        self.assertEqual(['RAID5'], [v['RAIDType'] for v in volumes])
+        self.assertEqual(3, len(volumes[0]['Links']['Drives']))
+        self.assertEqual('5', node.raid_config['logical_disks'][0][
+            'raid_level'])
+        node = self.clean(node, ('raid', 'delete_configuration', {}))
+        self.assertEqual([], self.emulator.volumes(self.system_id()))
+        self.assertEqual({}, node.raid_config)
+
+    def test_bios_factory_reset_restores_the_defaults_and_caches_them(self):
+        node = self.manageable()
+        node = self.clean(node, ('bios', 'apply_configuration',
+                                 {'settings': BIOS_SETTINGS}))
+        self.assertEqual('Disabled', self.emulator.bios_attributes(
+            self.system_id())['ProcTurboMode'])
+        node = self.clean(node, ('bios', 'factory_reset', {}))
+        self.assertEqual('Enabled', self.emulator.bios_attributes(
+            self.system_id())['ProcTurboMode'])
+        cached = {s.name: s.value for s in objects.BIOSSetting.list_by_node(
+            self.context, node.id)}
+        self.assertEqual('Enabled', cached['ProcTurboMode'])
+
+    def test_a_layout_the_drives_cannot_hold_is_refused_naming_it(self):
+        node = self.manageable()
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': 'raid', 'step': 'apply_configuration',
+             'args': {'raid_config': {'logical_disks': [
+                 {'size_gb': 10, 'raid_level': '6+0'}]}}}])
+        node = self.wait_for_state(node, states.CLEANFAIL, timeout=30)
+        self.assertIn('RAID 6+0 needs 8 drives', node.last_error)
+        self.assertEqual([], self.emulator.volumes(self.system_id()))
+
+
+class PowerSyncTest(RedfishTestCase):
+
+    def test_a_server_turned_off_behind_our_back_is_recorded_off(self):
+        node = self.available(self.redfish_node())
+        self.rpcapi.change_node_power_state(self.context, node.uuid,
+                                            states.POWER_ON)
+        node = self.wait_for_state(node, states.AVAILABLE)
+        self.assertEqual(states.POWER_ON, node.power_state)
+        # Someone presses the power button.
+        self.emulator.client().get_system(
+            '/redfish/v1/Systems/' + self.system_id()).reset_system(
+            sushy.RESET_FORCE_OFF)
+        sync = power_sync.PowerStateSync(self.manager._acquire,
+                                         self.manager._owns)
+        self.assertEqual(1, sync.run(self.context))
+        self.assertEqual(states.POWER_OFF, objects.Node.get(
+            self.context, node.uuid).power_state)
+
+
+class SessionsTest(RedfishTestCase):
+
+    def test_sessions_are_reused_and_bounded(self):
+        self.config(connection_cache_size=2, group='redfish')
+        sessions = utils._Sessions()
+        self.addCleanup(sessions.clear)
+        params = [dict(address=self.emulator.address, username='u%d' % i,
+                       password='p', verify_ca=True) for i in range(3)]
+        first = sessions.get(params[0])
+        self.assertIs(first, sessions.get(params[0]))
+        sessions.get(params[1])
+        sessions.get(params[2])   # the least recently used goes
+        self.assertEqual(2, len(sessions._clients))
+        self.assertIsNot(first, sessions.get(params[0]))

@@ -31,13 +31,7 @@ def _restart(task):
         power.set_power_state(task, states.POWER_ON)
 
 
-class RedfishBios(base.BiosInterface):
-
-    def get_properties(self):
-        return dict(utils.COMMON_PROPERTIES)
-
-    def validate(self, task):
-        utils.parse_driver_info(task.node)
+class RedfishBios(utils.BMCInterface, base.BiosInterface):
 
     def cache_bios_settings(self, task):
         """Cache the settings the BMC reports now."""

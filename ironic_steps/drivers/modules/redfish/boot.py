@@ -43,13 +43,7 @@ def _cd_drive(task, operation):
     return system, drives[0]
 
 
-class RedfishVirtualMediaBoot(base.BootInterface):
-
-    def get_properties(self):
-        return dict(utils.COMMON_PROPERTIES)
-
-    def validate(self, task):
-        utils.parse_driver_info(task.node)
+class RedfishVirtualMediaBoot(utils.BMCInterface, base.BootInterface):
 
     def prepare_instance(self, task):
         """Insert the instance's ISO and boot from it once."""

@@ -53,13 +53,7 @@ def _firmware_urls(task, firmware_images):
     return urls
 
 
-class RedfishManagement(base.ManagementInterface):
-
-    def get_properties(self):
-        return dict(utils.COMMON_PROPERTIES)
-
-    def validate(self, task):
-        utils.parse_driver_info(task.node)
+class RedfishManagement(utils.BMCInterface, base.ManagementInterface):
 
     def get_supported_boot_devices(self, task):
         return sorted(BOOT_DEVICES)

@@ -59,13 +59,7 @@ def _wait_for(task, system, wanted, timeout, operation):
         time.sleep(CONF.redfish.power_state_poll_interval)
 
 
-class RedfishPower(base.PowerInterface):
-
-    def get_properties(self):
-        return dict(utils.COMMON_PROPERTIES)
-
-    def validate(self, task):
-        utils.parse_driver_info(task.node)
+class RedfishPower(utils.BMCInterface, base.PowerInterface):
 
     def get_power_state(self, task):
         system = utils.get_system(task.node, 'read the power state')

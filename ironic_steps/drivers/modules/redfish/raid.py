@@ -94,13 +94,7 @@ def _create_payload(disk, drives):
     return payload
 
 
-class RedfishRAID(base.RAIDInterface):
-
-    def get_properties(self):
-        return dict(utils.COMMON_PROPERTIES)
-
-    def validate(self, task):
-        utils.parse_driver_info(task.node)
+class RedfishRAID(utils.BMCInterface, base.RAIDInterface):
 
     @base.deploy_step(priority=0,
                       argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)

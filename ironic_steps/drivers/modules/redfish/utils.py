@@ -128,6 +128,22 @@ def parse_driver_info(node):
             'verify_ca': _verify_ca(info)}
 
 
+class BMCInterface:
+    """What every redfish interface shares: the node's BMC, from
+    ``driver_info``, is all it needs to be valid."""
+
+    def get_properties(self):
+        return dict(COMMON_PROPERTIES)
+
+    def validate(self, task):
+        parse_driver_info(task.node)
+
+
+def _session_key(params):
+    return (params['address'], params['username'], params['password'],
+            str(params['verify_ca']))
+
+
 class _Sessions:
     """Open BMC sessions by the parameters that open them, bounded."""
 
@@ -136,8 +152,7 @@ class _Sessions:
         self._clients = collections.OrderedDict()
 
     def get(self, params):
-        key = (params['address'], params['username'], params['password'],
-               str(params['verify_ca']))
+        key = _session_key(params)
         with self._lock:
             client = self._clients.pop(key, None)
             if client is not None:
@@ -159,10 +174,8 @@ class _Sessions:
 
     def forget(self, params):
         """Drop a session the BMC no longer honours (next call logs in)."""
-        key = (params['address'], params['username'], params['password'],
-               str(params['verify_ca']))
         with self._lock:
-            client = self._clients.pop(key, None)
+            client = self._clients.pop(_session_key(params), None)
         if client is not None:
             _close(client)
 

@@ -273,6 +273,8 @@ class Conductor:
         from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 
         logging.basicConfig(level=logging.WARNING)
+        # The emulator has no SessionService; sushy says so per session.
+        logging.getLogger('sushy').setLevel(logging.ERROR)
         CONF([], project='ironic-steps', default_config_files=[])
         CONF.set_override('host', 'bench-conductor')
         CONF.set_override('state_path', state_dir)

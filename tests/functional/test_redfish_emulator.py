@@ -462,3 +462,23 @@ class FailureTest(EmulatorTestCase):
         self.assertLess(time.monotonic() - started, 5)
         self.emulator.clear_faults(self.node)
         self.assertEqual(sushy.PowerState.OFF, self.system().power_state)
+
+
+class RequestCountTest(EmulatorTestCase):
+
+    def test_requests_are_counted_by_method_and_route_until_reset(self):
+        self.emulator.reset_request_counts()
+        self.power(sushy.ResetType.ON)
+        self.emulator.fail_requests(self.node)
+        self.assertRaises(exceptions.ServerSideError, self.system)
+        counts = self.emulator.request_counts()
+        self.assertEqual(1, counts['by_method']['POST'])
+        self.assertEqual(1, counts['by_route'][
+            'POST /redfish/v1/Systems/{id}/Actions/ComputerSystem.Reset'])
+        # A failed request reached the BMC too.
+        self.assertEqual(sum(counts['by_method'].values()), counts['total'])
+        self.assertGreaterEqual(
+            counts['by_route']['GET /redfish/v1/Systems/{id}'], 2)
+        self.emulator.reset_request_counts()
+        self.assertEqual({'total': 0, 'by_method': {}, 'by_route': {}},
+                         self.emulator.request_counts())

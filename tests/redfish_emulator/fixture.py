@@ -212,6 +212,16 @@ class RedfishEmulator(fixtures.Fixture):
     def task(self, task_id):
         return self.get('/redfish/v1/TaskService/Tasks/%s' % task_id)
 
+    # Request counts (see counters.py).
+
+    def request_counts(self):
+        """{'total': n, 'by_method': {...}, 'by_route': {...}} served so
+        far under /redfish."""
+        return self.get('/emulator/requests')
+
+    def reset_request_counts(self):
+        self.request('DELETE', '/emulator/requests')
+
     # Faults (see faults.py): target is a system id or name, or '*'.
 
     def fail_requests(self, target, status=500,

@@ -15,7 +15,8 @@ by name, so we configure *that* object rather than build another:
 - each of our resource modules ``install``s its views, either new routes or
   in place of a stock view (``replace_view`` fails loudly if sushy-tools
   renamed the endpoint, rather than silently serving the stock one);
-- WSGI middleware, outermost first: failure injection (``faults``), one
+- WSGI middleware, outermost first: request counts (``counters``), failure
+  injection (``faults``), one
   request at a time (the stock store is read-modify-write), then sushy-tools'
   own basic authentication, then Flask.
 
@@ -37,6 +38,7 @@ from werkzeug import serving
 
 from tests.redfish_emulator import bios
 from tests.redfish_emulator import computer_system
+from tests.redfish_emulator import counters
 from tests.redfish_emulator import errors
 from tests.redfish_emulator import faults
 from tests.redfish_emulator import storage
@@ -135,7 +137,8 @@ def build(state_dir, system_count=2, power_delay=0, volume_seconds=1,
             raise LookupError('No system %s; systems are: %s.' % (
                 target, ', '.join(app.systems.systems))) from None
 
-    app.wsgi_app = faults.FaultInjector(Serialized(app.wsgi_app), aliases)
+    app.wsgi_app = counters.RequestCounter(
+        faults.FaultInjector(Serialized(app.wsgi_app), aliases))
     return app
 
 

@@ -1,8 +1,21 @@
-"""Watch ironic-steps deploy fake nodes, step by step (see tools/demo)."""
+"""Watch ironic-steps deploy nodes, step by step (see tools/demo).
+
+Two labs share one set of machinery (config, service, CLI, live view):
+
+* the default deploys fake nodes, the last one failing on purpose;
+* ``--redfish`` starts a Redfish BMC emulator beside the service
+  (``tests/redfish_emulator``), enrols its systems as ``redfish`` nodes
+  and deploys them with a deploy template that sets BIOS settings and
+  builds RAID volumes on the BMC, as a bare-metal lab would.
+"""
 
 import argparse
+import base64
 import json
 import os
+import secrets
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,28 +26,62 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
 DONE_STATES = ('active', 'deploy failed')
-#: The demo's last node fails on purpose, to show what a failure looks like.
+#: The fake demo's last node fails on purpose, to show what a failure
+#: looks like.
 FAILING_STEP = 'boot.prepare_instance_boot'
+
+#: What the Redfish lab's deploy template does: BIOS settings the
+#: emulator's systems have, and a RAID layout their four drives can hold.
+#: Priorities above deploy.deploy's 100: the server is set up before it
+#: boots its ISO.
+TEMPLATE = 'CUSTOM_DATABASE'
+TEMPLATE_STEPS = [
+    {'interface': 'bios', 'step': 'apply_configuration', 'priority': 150,
+     'args': {'settings': [{'name': 'ProcTurboMode', 'value': 'Disabled'},
+                           {'name': 'SriovEnable', 'value': 'Enabled'}]}},
+    {'interface': 'raid', 'step': 'apply_configuration', 'priority': 140,
+     'args': {'raid_config': {'logical_disks': [
+         {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True,
+          'volume_name': 'root'},
+         {'size_gb': 200, 'raid_level': '0', 'volume_name': 'scratch'}]}}},
+]
+#: The ramdisk deploy boots this from virtual media; the emulator only
+#: records the URL, so nothing needs to serve it.
+BOOT_ISO = 'http://127.0.0.1:9/images/database.iso'
+BMC_USER = 'admin'
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--redfish', action='store_true',
+                        help='deploy redfish nodes against a Redfish BMC '
+                             'emulator, with a BIOS + RAID deploy template; '
+                             'the emulator and the service are stopped at '
+                             'the end')
     parser.add_argument('--nodes', type=int, default=3,
-                        help='how many fake nodes to deploy (default 3)')
+                        help='how many nodes to deploy (default 3)')
     parser.add_argument('--port', type=int, default=6385,
                         help='API port on 127.0.0.1 (default 6385; a free '
                              'port is used if it is taken)')
-    parser.add_argument('--state-dir', default=os.path.join(ROOT, 'state',
-                                                            'demo'),
-                        help='where the demo keeps its config, database '
-                             'and log (default state/demo)')
+    parser.add_argument('--state-dir', default=None,
+                        help='where the demo keeps its config, database, '
+                             'logs and emulator state (default state/demo, '
+                             'or state/demo-redfish with --redfish)')
     parser.add_argument('--step-delay', type=float, default=1.0,
                         help='seconds each fake step takes (default 1)')
     parser.add_argument('--stop', action='store_true',
                         help='stop the service at the end instead of '
                              'leaving it running for inspection')
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.state_dir is None:
+        args.state_dir = os.path.join(
+            ROOT, 'state', 'demo-redfish' if args.redfish else 'demo')
+    if args.redfish:
+        args.stop = True
+    return args
 
+
+# Processes: the service, the emulator.
 
 def port_is_free(port):
     with socket.socket() as sock:
@@ -46,28 +93,50 @@ def port_is_free(port):
 
 
 def pick_port(wanted):
-    if port_is_free(wanted):
+    if wanted and port_is_free(wanted):
         return wanted
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
         return sock.getsockname()[1]
 
 
-def write_config(args, port):
-    os.makedirs(args.state_dir, exist_ok=True)
-    database = os.path.join(args.state_dir, 'ironic-steps.sqlite')
+def write_config(state_dir, port, sections):
+    """A config file for a service on an empty database, with the
+    demo's own ``sections`` ({section: {option: value}})."""
+    os.makedirs(state_dir, exist_ok=True)
+    database = os.path.join(state_dir, 'ironic-steps.sqlite')
     for leftover in (database, database + '-wal', database + '-shm'):
         if os.path.exists(leftover):
             os.remove(leftover)   # each demo starts from an empty database
-    path = os.path.join(args.state_dir, 'ironic-steps.conf')
+    options = {'DEFAULT': {'state_path': state_dir,
+                           'host': 'demo-conductor',
+                           'log_file': os.path.join(state_dir,
+                                                    'ironic-steps.log')},
+               'api': {'host_ip': '127.0.0.1', 'port': port}}
+    for section, values in sections.items():
+        options.setdefault(section, {}).update(values)
+    path = os.path.join(state_dir, 'ironic-steps.conf')
     with open(path, 'w') as conf:
-        conf.write('[DEFAULT]\nstate_path = %s\nhost = demo-conductor\n'
-                   'log_file = %s\n\n[api]\nhost_ip = 127.0.0.1\nport = %d\n\n'
-                   '[fake]\nstep_delay = %s\nagent_delay = %s\n' % (
-                       args.state_dir,
-                       os.path.join(args.state_dir, 'ironic-steps.log'),
-                       port, args.step_delay, 2 * args.step_delay))
+        for section, values in options.items():
+            conf.write('[%s]\n' % section)
+            conf.writelines('%s = %s\n' % item for item in values.items())
+            conf.write('\n')
     return path
+
+
+def wait_until_up(process, url, what, log_dir, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            sys.exit('%s exited (%s); see its log in %s' % (
+                what, process.returncode, log_dir))
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return
+        except OSError:
+            time.sleep(0.2)
+    stop(process, what)
+    sys.exit('%s did not answer at %s' % (what, url))
 
 
 def start_service(config_file, endpoint):
@@ -76,28 +145,92 @@ def start_service(config_file, endpoint):
         [os.path.join(BIN, 'ironic-steps'), '--config-file', config_file],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)   # keeps running after the demo exits
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit('ironic-steps exited (%s); see its log in %s' % (
-                process.returncode, os.path.dirname(config_file)))
-        try:
-            urllib.request.urlopen(endpoint + '/v1', timeout=1)
-            print('Service up at %s (PID %d)\n' % (endpoint, process.pid))
-            return process
-        except OSError:
-            time.sleep(0.2)
-    process.terminate()
-    sys.exit('ironic-steps did not answer at %s' % endpoint)
+    wait_until_up(process, endpoint + '/v1', 'ironic-steps',
+                  os.path.dirname(config_file))
+    print('Service up at %s (PID %d)\n' % (endpoint, process.pid))
+    return process
 
 
-def openstack(endpoint, *args, show=True):
+class Emulator:
+    """The Redfish BMC emulator this demo started, and how to reach it."""
+
+    def __init__(self, state_dir, systems):
+        self.state_dir = os.path.join(state_dir, 'emulator')
+        shutil.rmtree(self.state_dir, ignore_errors=True)   # fresh BMCs
+        os.makedirs(self.state_dir)
+        self.systems = systems
+        self.address = 'http://127.0.0.1:%d' % pick_port(0)
+        self.password = secrets.token_urlsafe(12)
+        self.process = None
+
+    def start(self):
+        command = [sys.executable, '-m', 'tests.redfish_emulator.server',
+                   '--port', self.address.rsplit(':', 1)[1],
+                   '--systems', str(self.systems),
+                   '--state-dir', self.state_dir,
+                   '--username', BMC_USER, '--password', self.password]
+        print('Starting the Redfish BMC emulator: %s systems at %s, basic '
+              'auth as %s' % (self.systems, self.address, BMC_USER))
+        with open(os.path.join(self.state_dir, 'emulator.log'), 'ab') as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True)
+        wait_until_up(self.process, self.address + '/redfish/v1/',
+                      'the Redfish emulator', self.state_dir)
+        print('Emulator up (PID %d)' % self.process.pid)
+
+    def get(self, path):
+        token = base64.b64encode(('%s:%s' % (
+            BMC_USER, self.password)).encode()).decode()
+        request = urllib.request.Request(
+            self.address + path, headers={'Authorization': 'Basic ' + token})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    def members(self, path):
+        return [m['@odata.id'] for m in self.get(path)['Members']]
+
+    def system_paths(self):
+        return self.members('/redfish/v1/Systems')
+
+    def volumes(self, system_path):
+        """(name, RAID type, GiB) of every volume of a system."""
+        found = []
+        for controller in self.members(system_path + '/Storage'):
+            for volume in self.members(controller + '/Volumes'):
+                body = self.get(volume)
+                found.append((body['Name'], body.get('RAIDType'),
+                              body['CapacityBytes'] // 1024 ** 3))
+        return found
+
+
+def stop(process, what):
+    """SIGTERM a process this demo started, by its PID."""
+    if process is None or process.poll() is not None:
+        return
+    os.kill(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    print('%s stopped (PID %d).' % (what, process.pid))
+
+
+# The client and the live view.
+
+def openstack(endpoint, *args, show=True, secret=None):
+    """Run `openstack baremetal ARGS`, printing the command (``secret``
+    masked) and its output when ``show``; exit on failure."""
     if show:
-        print('$ openstack baremetal ' + ' '.join(args))
+        command = shlex.join(('openstack', 'baremetal') + args)
+        if secret:
+            command = command.replace(secret, '******')
+        print('$ ' + command)
     result = subprocess.run(
         [os.path.join(BIN, 'openstack'), '--os-auth-type', 'none',
          '--os-endpoint', endpoint, 'baremetal'] + list(args),
-        capture_output=True, text=True)
+        capture_output=True, text=True, env=dict(os.environ, OS_CLOUD=''))
     if result.returncode != 0:
         sys.exit('openstack failed: %s' % result.stderr.strip())
     if show and result.stdout.strip():
@@ -144,46 +277,100 @@ def watch(endpoint, names, timeout=300):
     sys.exit('The deploys did not finish within %ss' % timeout)
 
 
+def make_available(endpoint, names):
+    openstack(endpoint, 'node', 'manage', *names, '--wait', '60')
+    openstack(endpoint, 'node', 'provide', *names, '--wait', '60')
+
+
+# The two labs.
+
+def fake_lab(endpoint, names):
+    for name in names:
+        extra = []
+        if name == names[-1] and len(names) > 1:
+            extra = ['--driver-info', 'fake_fail_step=%s' % FAILING_STEP]
+        openstack(endpoint, 'node', 'create', '--driver', 'fake-hardware',
+                  '--name', name, *extra, '-f', 'value', '-c', 'uuid')
+    make_available(endpoint, names)
+    if len(names) > 1:
+        print('\n(%s is told to fail at %s, to show what a failed '
+              'deploy looks like.)' % (names[-1], FAILING_STEP))
+    openstack(endpoint, 'node', 'deploy', *names)
+    watch(endpoint, names)
+    print()
+    openstack(endpoint, 'node', 'list')
+    if len(names) > 1:
+        openstack(endpoint, 'node', 'show', names[-1], '-c',
+                  'provision_state', '-c', 'deploy_step', '-c', 'last_error')
+    openstack(endpoint, 'node', 'show', names[0])
+
+
+def redfish_lab(endpoint, names, emulator):
+    openstack(endpoint, 'deploy', 'template', 'create', TEMPLATE, '--steps',
+              json.dumps(TEMPLATE_STEPS), '-f', 'value', '-c', 'uuid')
+    for name, system in zip(names, emulator.system_paths()):
+        openstack(endpoint, 'node', 'create', '--driver', 'redfish',
+                  '--name', name,
+                  '--driver-info', 'redfish_address=%s' % emulator.address,
+                  '--driver-info', 'redfish_system_id=%s' % system,
+                  '--driver-info', 'redfish_username=%s' % BMC_USER,
+                  '--driver-info', 'redfish_password=%s' % emulator.password,
+                  '-f', 'value', '-c', 'uuid', secret=emulator.password)
+        openstack(endpoint, 'node', 'add', 'trait', name, TEMPLATE)
+        # Nova sets instance_info/traits to the flavor's traits; here we do.
+        openstack(endpoint, 'node', 'set', name,
+                  '--instance-info', 'boot_iso=%s' % BOOT_ISO,
+                  '--instance-info', 'traits=["%s"]' % TEMPLATE)
+    make_available(endpoint, names)
+    openstack(endpoint, 'node', 'deploy', *names)
+    nodes = watch(endpoint, names)
+    print()
+    openstack(endpoint, 'node', 'list')
+    openstack(endpoint, 'node', 'show', names[0])
+    openstack(endpoint, 'node', 'bios', 'setting', 'list', names[0])
+    system = emulator.system_paths()[0]
+    print('\nThe BMC of %s now has these volumes: %s' % (names[0], ', '.join(
+        '%s (%s, %d GiB)' % volume for volume in emulator.volumes(system))))
+    return nodes
+
+
 def main():
     args = parse_args()
     port = pick_port(args.port)
     endpoint = 'http://127.0.0.1:%d' % port
-    config_file = write_config(args, port)
-    process = start_service(config_file, endpoint)
     names = ['demo-%d' % i for i in range(1, args.nodes + 1)]
+    emulator = None
+    if args.redfish:
+        # Polled steps (BIOS, RAID) are checked every second, so the lab
+        # is quick; the default is every 10 s.
+        sections = {'conductor': {'step_poll_interval': 1},
+                    'redfish': {'power_state_poll_interval': 0.2}}
+    else:
+        sections = {'fake': {'step_delay': args.step_delay,
+                             'agent_delay': 2 * args.step_delay}}
+    config_file = write_config(args.state_dir, port, sections)
+    service = None
     try:
-        for name in names:
-            extra = []
-            if name == names[-1] and len(names) > 1:
-                extra = ['--driver-info', 'fake_fail_step=%s' % FAILING_STEP]
-            openstack(endpoint, 'node', 'create', '--driver',
-                      'fake-hardware', '--name', name, *extra,
-                      '-f', 'value', '-c', 'uuid')
-        openstack(endpoint, 'node', 'manage', *names, '--wait', '60')
-        openstack(endpoint, 'node', 'provide', *names, '--wait', '60')
-        if len(names) > 1:
-            print('\n(%s is told to fail at %s, to show what a failed '
-                  'deploy looks like.)' % (names[-1], FAILING_STEP))
-        openstack(endpoint, 'node', 'deploy', *names)
-        watch(endpoint, names)
-        print()
-        openstack(endpoint, 'node', 'list')
-        if len(names) > 1:
-            openstack(endpoint, 'node', 'show', names[-1], '-c',
-                      'provision_state', '-c', 'deploy_step', '-c',
-                      'last_error')
-        openstack(endpoint, 'node', 'show', names[0])
+        if args.redfish:
+            emulator = Emulator(args.state_dir, args.nodes)
+            emulator.start()
+        service = start_service(config_file, endpoint)
+        if args.redfish:
+            redfish_lab(endpoint, names, emulator)
+        else:
+            fake_lab(endpoint, names)
     finally:
+        print()
         if args.stop:
-            os.kill(process.pid, signal.SIGTERM)
-            process.wait(timeout=60)
-            print('\nService stopped.')
+            stop(service, 'Service')
+        if emulator is not None:
+            stop(emulator.process, 'Emulator')
     if not args.stop:
-        print('\nThe service keeps running (PID %d) so you can look around:'
+        print('The service keeps running (PID %d) so you can look around:'
               '\n  export OS_AUTH_TYPE=none OS_ENDPOINT=%s'
               '\n  .venv/bin/openstack baremetal node show %s'
-              '\nStop it with: kill %d' % (process.pid, endpoint, names[0],
-                                           process.pid))
+              '\nStop it with: kill %d' % (service.pid, endpoint, names[0],
+                                           service.pid))
 
 
 if __name__ == '__main__':

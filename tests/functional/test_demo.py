@@ -1,4 +1,5 @@
-"""The README's first command, tools/demo, does what the README says."""
+"""The README's first command, tools/demo, does what the README says,
+and so does its Redfish lab, tools/demo --redfish."""
 
 import os
 import subprocess
@@ -33,4 +34,39 @@ class DemoTest(testtools.TestCase):
         # It ended with `openstack baremetal node show` and stopped.
         self.assertIn('$ openstack baremetal node show demo-1', out)
         self.assertIn('| deploy_step ', out)
-        self.assertIn('Service stopped.', out)
+        self.assertRegex(out, r'Service stopped \(PID \d+\)\.')
+
+    def test_the_redfish_lab_deploys_a_bios_and_raid_template_on_bmcs(self):
+        state = self.useFixture(fixtures.TempDir()).path
+        result = subprocess.run(
+            [sys.executable, os.path.join(ROOT, 'tools', 'demo.py'),
+             '--redfish', '--nodes', '2', '--state-dir', state,
+             '--port', str(functional.free_port())],
+            capture_output=True, text=True, timeout=300)
+        self.assertEqual(0, result.returncode, result.stderr)
+        out = result.stdout
+        # The nodes were enrolled with the CLI, the password masked,
+        self.assertRegex(out, r'\$ openstack baremetal node create --driver '
+                              r'redfish --name demo-1 .*'
+                              r'redfish_password=\*\*\*\*\*\*')
+        self.assertIn('$ openstack baremetal deploy template create '
+                      'CUSTOM_DATABASE', out)
+        # the template's steps went by, polled, then the ISO booted,
+        for name in ('demo-1', 'demo-2'):
+            self.assertRegex(out, r'%s\s+wait call-back\s+1/3 '
+                                  r'bios.apply_configuration' % name)
+            self.assertRegex(out, r'%s\s+\S+\s+2/3 '
+                                  r'raid.apply_configuration' % name)
+            self.assertRegex(out, r'%s\s+active' % name)
+        self.assertNotRegex(out, r'deploy failed')
+        # it ended with the node and its BIOS settings as applied,
+        self.assertIn('$ openstack baremetal node show demo-1', out)
+        self.assertIn("'redfish_password': '******'", out)
+        self.assertIn('$ openstack baremetal node bios setting list demo-1',
+                      out)
+        self.assertRegex(out, r'\| ProcTurboMode\s+\| Disabled\s+\|')
+        self.assertRegex(out, r'\| SriovEnable\s+\| Enabled\s+\|')
+        self.assertIn('root (RAID1, 100 GiB), scratch (RAID0, 200 GiB)', out)
+        # and stopped both processes it started.
+        self.assertRegex(out, r'Service stopped \(PID \d+\)\.')
+        self.assertRegex(out, r'Emulator stopped \(PID \d+\)\.')

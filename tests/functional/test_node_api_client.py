@@ -88,7 +88,7 @@ class NodeApiClientTest(testtools.TestCase):
                            'conductor_group': '', 'alive': True}],
                          conductors)
         shown = client.json('conductor', 'show', 'functional-conductor')
-        self.assertEqual(['fake-hardware'], shown['drivers'])
+        self.assertEqual(['fake-hardware', 'redfish'], shown['drivers'])
 
         old = functional.OpenStackClient(self.service.endpoint,
                                          api_version='1.10')

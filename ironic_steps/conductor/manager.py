@@ -91,7 +91,7 @@ class ConductorManager:
         periodic = [
             (CONF.conductor.check_provision_state_interval,
              lambda: self._check_wait_timeouts(admin_context)),
-            (CONF.conductor.step_poll_interval,
+            (step_polling.look_spacing(),
              lambda: self._poller.run(admin_context)),
             (CONF.conductor.heartbeat_interval,
              lambda: objects.Conductor.touch(self.host)),

@@ -8,14 +8,19 @@ the interface method that checks the work, the method's arguments, when the
 wait began and how long it may last.  This module is the one place that
 polls, for every flow and every driver:
 
-* every ``[conductor] step_poll_interval`` seconds, the conductor looks
-  for waiting, unlocked nodes that it owns on the hash ring and whose step
-  asked to be polled, in turn from where its last look stopped, so every
-  node gets its turn however many wait;
+* each waiting step is checked once every ``[conductor]
+  step_poll_interval`` seconds, the first time that long after it began
+  to wait, by the conductor that owns its node on the hash ring; the
+  conductor looks for due checks several times per interval
+  (:func:`look_spacing`), so a check is late by a fraction of the
+  interval at most, and a thousand waiting nodes cost a thousand checks
+  per interval, not a thousand looks;
 * at most ``[conductor] step_poll_batch_size`` checks run at once, each on
-  a worker under the node's lock; a node whose check still runs, or that
-  someone else holds, is skipped until the next look, so checks never
-  overlap and a slow BMC never holds up another node or the API;
+  a worker under the node's lock; due nodes beyond it are taken in turn
+  from where the last look stopped, so every node gets its turn however
+  many wait; a node whose check still runs, or that someone else holds, is
+  skipped until a later look, so checks never overlap and a slow BMC never
+  holds up another node or the API;
 * the check says done (the flow goes on with the next step, in the same
   worker), not yet (a changed status text is saved, to be named should
   time run out, with whatever else the check changed on the node, such as
@@ -27,6 +32,7 @@ does not apply to one: its own timeout does.
 """
 
 import threading
+import time
 
 from oslo_log import log
 from oslo_utils import timeutils
@@ -41,7 +47,16 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
-_COLUMNS = ('uuid', 'provision_state', 'driver_internal_info')
+_COLUMNS = ('uuid', 'provision_state', 'driver_internal_info',
+            'reservation')
+#: Looks per ``step_poll_interval``: how late a due check may start, as a
+#: fraction of the interval, against how often the waiting rows are read.
+_LOOKS_PER_INTERVAL = 5
+
+
+def look_spacing():
+    """Seconds between two looks of the poller (the periodic's spacing)."""
+    return CONF.conductor.step_poll_interval / _LOOKS_PER_INTERVAL
 
 
 def is_polled(node):
@@ -65,36 +80,60 @@ class StepPoller:
         conductor's task factory (its locks carry the conductor's name).
     :param reserve_worker: claims a worker or raises NoFreeConductorWorker.
     :param owns: ``owns(node_uuid)``, whether the node is this conductor's.
+    :param clock: monotonic seconds; tests and benchmarks move it by hand.
     """
 
-    def __init__(self, acquire, reserve_worker, owns):
+    def __init__(self, acquire, reserve_worker, owns, clock=time.monotonic):
         self._acquire = acquire
         self._reserve_worker = reserve_worker
         self._owns = owns
+        self.clock = clock
         self._lock = threading.Lock()
         self._running = set()
         self._after_id = 0
+        # node uuid -> (the poll's started_at, clock time its check is due):
+        # a new poll of the same node (its next polled step) starts afresh.
+        self._due = {}
 
     def _waiting(self, context):
-        """Unlocked waiting rows with a polled step, by id."""
+        """Waiting rows with a polled step, locked or not, by id."""
         rows = []
         for state in flows.BY_WAIT_STATE:
             rows.extend(objects.Node.list_fields(
-                context, _COLUMNS,
-                filters={'provision_state': state, 'reservation': None}))
+                context, _COLUMNS, filters={'provision_state': state}))
         return sorted((row for row in rows if is_polled(row)),
                       key=lambda row: row.id)
 
+    def _is_due(self, row, now):
+        """Whether the check of ``row`` is due (under ``self._lock``)."""
+        polling = row.driver_internal_info[base.POLLING_KEY]
+        started_at, due = self._due.get(row.uuid, (None, None))
+        if started_at != polling['started_at']:
+            # First seen (this poll, or by this conductor, as after a
+            # takeover): due one interval after the step began to wait.
+            wait = CONF.conductor.step_poll_interval - _elapsed(polling)
+            due = now + max(0.0, wait)
+            self._due[row.uuid] = (polling['started_at'], due)
+        return due <= now
+
     def _next_turn(self, rows, room):
-        """Up to ``room`` rows, in turn after the last one checked."""
+        """Up to ``room`` due rows, in turn after the last one checked."""
+        now = self.clock()
+        waiting = {row.uuid for row in rows}
         rows = ([row for row in rows if row.id > self._after_id]
                 + [row for row in rows if row.id <= self._after_id])
         chosen = []
-        for row in rows:
-            if len(chosen) >= room:
-                break
-            if row.uuid not in self._running and self._owns(row.uuid):
-                chosen.append(row)
+        with self._lock:
+            for uuid in [uuid for uuid in self._due if uuid not in waiting]:
+                del self._due[uuid]   # moved on: forget it
+            for row in rows:
+                if len(chosen) >= room:
+                    break
+                if (row.reservation is None
+                        and row.uuid not in self._running
+                        and self._owns(row.uuid)
+                        and self._is_due(row, now)):
+                    chosen.append(row)
         if chosen:
             self._after_id = chosen[-1].id
         return chosen
@@ -132,11 +171,19 @@ class StepPoller:
 
     def _check(self, task):
         """Worker: ask the step's check and act on the answer."""
+        uuid = task.node.uuid
         try:
             check_polled_step(task)
         finally:
             with self._lock:
-                self._running.discard(task.node.uuid)
+                self._running.discard(uuid)
+                if uuid in self._due:
+                    # The interval runs from the end of this check, so a
+                    # slow BMC is not asked again the moment it answers.
+                    started_at, _due = self._due[uuid]
+                    self._due[uuid] = (
+                        started_at,
+                        self.clock() + CONF.conductor.step_poll_interval)
 
     def running(self):
         """How many checks run now (for tests and logs)."""

@@ -52,15 +52,17 @@ opts = [
                     'conductors before reading it again.'),
     cfg.FloatOpt('step_poll_interval',
                  default=10.0, min=0.05,
-                 help='Seconds between two looks for steps that wait for '
-                      'out-of-band work (a BIOS change, a RAID volume, a '
-                      'firmware update on the BMC); each look checks the '
-                      'waiting nodes this conductor owns, in turn.'),
+                 help='Seconds between two checks of one step that waits '
+                      'for out-of-band work (a BIOS change, a RAID volume, '
+                      'a firmware update on the BMC); the first check comes '
+                      'this long after the step began to wait. The '
+                      'conductor looks for due checks five times per '
+                      'interval.'),
     cfg.IntOpt('step_poll_batch_size',
                default=20, min=1,
                help='Most checks of polled steps running at once on this '
-                    'conductor (each on a worker, holding its node). '
-                    'Nodes beyond it wait for a later look.'),
+                    'conductor (each on a worker, holding its node). Due '
+                    'checks beyond it are taken in turn by the next looks.'),
     cfg.IntOpt('step_poll_timeout',
                default=1800, min=1,
                help='Seconds a polled step may wait for its out-of-band '

@@ -157,8 +157,9 @@ def poll_step(task, check, timeout=None, **kwargs):
     to call back: a BIOS change applied at the next reboot, a volume a BMC
     builds, a firmware update task.  The step returns what this returns;
     the node waits, and the conductor that owns it calls
-    ``check(task, **kwargs)`` every ``[conductor] step_poll_interval``
-    seconds, under the node's lock, until it returns :data:`DONE`; then
+    ``check(task, **kwargs)`` once every ``[conductor] step_poll_interval``
+    seconds (the first time that long after this call), under the node's
+    lock, until it returns :data:`DONE`; then
     the flow goes on with the next step.  ``check`` returns None, or a
     short status text (kept, and named should time run out), while the
     work goes on, and raises to fail the step with its message.

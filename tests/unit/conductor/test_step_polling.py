@@ -1,9 +1,11 @@
 """Polled steps: out-of-band work a conductor checks until it is done."""
 
+import datetime
 import threading
 import time
 
 from oslo_messaging import conffixture
+from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -25,6 +27,19 @@ class FakeBMC:
         self.checks = []
         self.started = []
         self.lock = threading.Lock()
+
+
+class ManualClock:
+    """The poller's clock, moved by the test."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds):
+        self.now += seconds
 
 
 class PolledDeploy(base.DeployInterface):
@@ -69,14 +84,26 @@ class PolledStepsTest(tests_base.ConductorTestCase):
                                                deploy=self.deploy_interface))
         self.config(enabled_hardware_types=['fake-hardware', 'polled'])
         self.poller = self.manager._poller
+        self.clock = self.poller.clock = ManualClock()
 
-    def poll(self):
-        """One look of the poller, and wait for the checks it started."""
+    def look(self, after=0):
+        """One look of the poller ``after`` seconds since the last, and
+        wait for the checks it started."""
+        self.clock.advance(after)
         self.poller.run(self.context)
+        self.wait_for_checks()
+
+    def wait_for_checks(self):
         deadline = time.monotonic() + 10
         while self.poller.running():
             self.assertLess(time.monotonic(), deadline, 'checks never ended')
             time.sleep(0.01)
+
+    def poll(self):
+        """A look now (a new poll is first seen), and one an interval
+        later (its check is due)."""
+        self.look()
+        self.look(after=CONF.conductor.step_poll_interval)
 
     def deploy_to_poll(self, **fields):
         node = self.make_available(driver='polled', **fields)
@@ -173,20 +200,75 @@ class PolledStepsTest(tests_base.ConductorTestCase):
         self.poll()
         self.wait_for_state(node, states.ACTIVE)
 
-    def test_the_batch_bounds_the_checks_and_every_node_gets_its_turn(self):
+    def test_the_batch_bounds_the_checks_running_at_once(self):
         self.config(step_poll_batch_size=2, group='conductor')
         nodes = [self.deploy_to_poll(name='node-%d' % i) for i in range(3)]
+        release = threading.Event()
+
+        def slow(task, job):
+            with self.bmc.lock:
+                self.bmc.checks.append(task.node.uuid)
+            release.wait(10)
+            return 'building'
+
+        self.deploy_interface.check_volume = slow
+        self.poller.run(self.context)
+        self.clock.advance(CONF.conductor.step_poll_interval)
+        self.poller.run(self.context)
+        self.poller.run(self.context)   # no room while two run
+        self.assertEqual(2, self.poller.running())
+        release.set()
+        self.wait_for_checks()
+        self.look()   # the third node's turn
+        self.assertEqual(sorted(node.uuid for node in nodes),
+                         sorted(self.bmc.checks))
+
+    def test_each_step_is_checked_once_per_interval_however_often_it_looks(
+            self):
+        node = self.deploy_to_poll()
         self.bmc.answer = 'building'
-        checked = []
+        interval = CONF.conductor.step_poll_interval
+        self.look()
+        # Not before one interval since the step began to wait
+        for _ in range(4):
+            self.look(after=interval / 5)
+        self.assertEqual([], self.bmc.checks)
+        self.look(after=interval / 5)
+        self.assertEqual(1, len(self.bmc.checks))
+        # Then one interval from the end of each check
+        for _ in range(4):
+            self.look(after=interval / 5)
+        self.assertEqual(1, len(self.bmc.checks))
+        self.look(after=interval / 5)
+        self.assertEqual(2, len(self.bmc.checks))
+        self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_more_nodes_than_the_batch_are_all_checked_each_interval(self):
+        self.config(step_poll_batch_size=2, group='conductor')
+        nodes = [self.deploy_to_poll(name='node-%d' % i) for i in range(5)]
+        self.bmc.answer = 'building'
+        self.look()
+        self.clock.advance(CONF.conductor.step_poll_interval)
+        # Checks end quickly, so the looks of one interval reach them all
         for _ in range(3):
-            before = len(self.bmc.checks)
-            self.poll()
-            checked.append([uuid for uuid, _job in
-                            self.bmc.checks[before:]])
-        self.assertEqual([2, 2, 2], [len(batch) for batch in checked])
-        seen = [uuid for batch in checked for uuid in batch]
-        for node in nodes:
-            self.assertEqual(2, seen.count(node.uuid), seen)
+            self.look()
+        self.assertEqual(sorted(node.uuid for node in nodes),
+                         sorted(uuid for uuid, _job in self.bmc.checks))
+
+    def test_a_step_waiting_longer_than_an_interval_is_due_at_first_sight(
+            self):
+        # As after a takeover: this conductor never saw the poll begin.
+        node = self.deploy_to_poll()
+        info = node.driver_internal_info
+        began = (timeutils.utcnow(with_timezone=True)
+                 - datetime.timedelta(
+                     seconds=2 * CONF.conductor.step_poll_interval))
+        polling = {**info[base.POLLING_KEY], 'started_at': began.isoformat()}
+        node.driver_internal_info = {**info, base.POLLING_KEY: polling}
+        node.save()
+        self.bmc.answer = 'building'
+        self.look()
+        self.assertEqual([(node.uuid, 'job-10')], self.bmc.checks)
 
     def test_a_check_still_running_is_not_started_again(self):
         node = self.deploy_to_poll()
@@ -199,6 +281,9 @@ class PolledStepsTest(tests_base.ConductorTestCase):
 
         self.deploy_interface.check_volume = slow
         self.poller.run(self.context)
+        self.clock.advance(CONF.conductor.step_poll_interval)
+        self.poller.run(self.context)
+        self.clock.advance(CONF.conductor.step_poll_interval)
         self.poller.run(self.context)
         self.assertEqual(1, self.poller.running())
         release.set()
@@ -322,6 +407,9 @@ class TwoConductorsTest(tests_base.TestCase):
                          set(owners.values()))
         self.bmc.answer = 'building'
         for manager in self.conductors.managers.values():
+            clock = manager._poller.clock = ManualClock()
+            manager._poller.run(self.context)
+            clock.advance(CONF.conductor.step_poll_interval)
             manager._poller.run(self.context)
         deadline = time.monotonic() + 10
         while len(self.bmc.checks) < len(nodes):

@@ -201,6 +201,7 @@ class PowerTest(RedfishCLITestCase):
         accepted = self.client.run('node', 'power', 'on', 'node-1')
         node = self.wait_for_power_action('node-1')
         self.assertIn('BMC of node', node['last_error'])
+        self.assertIn(': power on failed:', node['last_error'])
         self.assertIn('refused the credentials', node['last_error'])
         self.assertIsNone(node['power_state'])
         shown = self.client.run('node', 'show', 'node-1')

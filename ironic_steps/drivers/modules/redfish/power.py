@@ -75,7 +75,7 @@ class RedfishPower(utils.BMCInterface, base.PowerInterface):
                     power_state, ', '.join(self.get_supported_power_states(
                         task))))
         reset, wanted = _ACTIONS[power_state]
-        operation = 'power %s' % power_state
+        operation = power_state   # 'power on', 'soft power off', ...
         system = utils.get_system(task.node, operation)
         with utils.bmc_call(task.node, operation):
             if _read(system) == wanted:

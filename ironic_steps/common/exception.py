@@ -262,6 +262,17 @@ class BMCError(IronicStepsException):
     _msg_fmt = 'BMC of node %(node)s: %(operation)s failed: %(error)s'
 
 
+class BMCUnavailable(BMCError):
+    """The BMC could not be reached, or answered that it cannot serve now
+    (5xx), as a BMC does while it restarts during a firmware update.
+
+    A polled step's check that raises it is tried again at the next
+    interval, until the step's timeout; anything else ends the step.
+    """
+
+    transient = True
+
+
 class BMCTimeout(BMCError):
     _msg_fmt = ('BMC of node %(node)s: %(operation)s did not happen within '
                 '%(timeout)s seconds; the BMC last reported %(last)s')

@@ -24,8 +24,11 @@ polls, for every flow and every driver:
 * the check says done (the flow goes on with the next step, in the same
   worker), not yet (a changed status text is saved, to be named should
   time run out, with whatever else the check changed on the node, such as
-  the arguments of its next stage), or raises (the step fails with its message); a step
-  still waiting after its timeout fails without asking the BMC again.
+  the arguments of its next stage), or raises (the step fails with its
+  message, unless the exception is ``transient``, as
+  :class:`~ironic_steps.common.exception.BMCUnavailable` is: a BMC that
+  restarts during its own firmware update is asked again next interval);
+  a step still waiting after its timeout fails without asking again.
 
 A heartbeat never resumes a polled step, and the agent call-back timeout
 does not apply to one: its own timeout does.
@@ -218,12 +221,16 @@ def check_polled_step(task):
         result = getattr(interface, polling['method'])(
             task, **(polling.get('args') or {}))
     except Exception as exc:
-        LOG.warning('%s step %s of node %s failed while polled: %s',
-                    flow.title, label, node.uuid, exc,
-                    exc_info=not isinstance(exc,
-                                            exception.IronicStepsException))
-        return step_runner.fail(task, flow, '%s step %s failed: %s' % (
-            flow.title, label, step_runner.reason(exc)))
+        if getattr(exc, 'transient', False):
+            # The hardware could not answer this time (a BMC restarting
+            # during its own firmware update): ask again next interval;
+            # the step's timeout bounds how long.
+            LOG.warning('%s step %s of node %s: check failed, trying again '
+                        'in %s seconds: %s', flow.title, label, node.uuid,
+                        CONF.conductor.step_poll_interval, exc)
+            result = 'check failed, to be tried again: %s' % exc
+        else:
+            return _check_failed(task, flow, label, exc)
     if result is base.DONE:
         LOG.info('%s step %s of node %s is done (polled)', flow.title,
                  label, node.uuid)
@@ -240,3 +247,11 @@ def check_polled_step(task):
     if node.obj_what_changed():
         node.save()
     return None
+
+
+def _check_failed(task, flow, label, exc):
+    LOG.warning('%s step %s of node %s failed while polled: %s',
+                flow.title, label, task.node.uuid, exc,
+                exc_info=not isinstance(exc, exception.IronicStepsException))
+    return step_runner.fail(task, flow, '%s step %s failed: %s' % (
+        flow.title, label, step_runner.reason(exc)))

@@ -162,7 +162,10 @@ def poll_step(task, check, timeout=None, **kwargs):
     lock, until it returns :data:`DONE`; then
     the flow goes on with the next step.  ``check`` returns None, or a
     short status text (kept, and named should time run out), while the
-    work goes on, and raises to fail the step with its message.
+    work goes on, and raises to fail the step with its message; an
+    exception with a true ``transient`` attribute (such as
+    :class:`~ironic_steps.common.exception.BMCUnavailable`) is kept as the
+    status instead, and the check is asked again next interval.
 
     :param check: a method of one of the node's interfaces (stored by
         name, so a conductor restart or takeover goes on polling).

@@ -61,6 +61,11 @@ class RedfishTestCase(base.ConductorTestCase):
             node = self.wait_for_state(node, state, timeout=30)
         return node
 
+    def manageable(self, **fields):
+        node = self.redfish_node(**fields)
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        return self.wait_for_state(node, states.MANAGEABLE, timeout=30)
+
     def system_id(self, index=0):
         return self.emulator.system_ids[index]
 
@@ -150,11 +155,6 @@ class TemplateDeployTest(RedfishTestCase):
 
 class CleaningTest(RedfishTestCase):
 
-    def manageable(self, **fields):
-        node = self.redfish_node(**fields)
-        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
-        return self.wait_for_state(node, states.MANAGEABLE, timeout=30)
-
     def test_manual_cleaning_updates_the_firmware(self):
         node = self.manageable()
         before = self.emulator.bios_version(self.system_id())
@@ -177,6 +177,57 @@ class CleaningTest(RedfishTestCase):
         node = self.wait_for_state(node, states.CLEANFAIL, timeout=60)
         self.assertIn('management.update_firmware', node.last_error)
         self.assertIn('firmware update', node.last_error)
+
+
+class SlowPowerTest(RedfishTestCase):
+
+    emulator_options = {'power_delay': 3}
+
+    def test_a_power_change_the_bmc_does_not_show_in_time_fails_naming_it(
+            self):
+        self.config(power_state_change_timeout=1, group='redfish')
+        node = self.redfish_node()
+        self.rpcapi.change_node_power_state(self.context, node.uuid,
+                                            states.POWER_ON)
+        node = self.wait_for_state(node, states.ENROLL)
+        deadline = time.monotonic() + 30
+        while node.target_power_state or not node.last_error:
+            self.assertLess(time.monotonic(), deadline, node.last_error)
+            time.sleep(0.1)
+            node = objects.Node.get(self.context, node.uuid)
+        self.assertIn('power on did not happen within 1.0 seconds; the BMC '
+                      'last reported power off', node.last_error)
+
+
+class RestartingBMCTest(RedfishTestCase):
+
+    emulator_options = {'update_seconds': 4}
+
+    def test_a_bmc_restarting_during_its_firmware_update_is_asked_again(
+            self):
+        node = self.manageable()
+        before = self.emulator.bios_version(self.system_id())
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': 'management', 'step': 'update_firmware',
+             'args': {'firmware_images': [
+                 {'url': 'http://127.0.0.1:9/fw/bios-2.0.bin'}]}}])
+        node = self.wait_for_state(node, states.CLEANWAIT, timeout=30)
+        # Every request fails, the task monitor's included, for a while
+        self.emulator.fail_requests('*', status=503,
+                                    message='BMC is restarting')
+        deadline = time.monotonic() + 30
+        while 'BMC is restarting' not in (
+                node.driver_internal_info.get('step_polling', {})
+                .get('status') or ''):
+            self.assertLess(time.monotonic(), deadline, node.provision_state)
+            time.sleep(0.1)
+            node = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(states.CLEANWAIT, node.provision_state)
+        self.emulator.clear_faults()
+        node = self.wait_for_state(node, states.MANAGEABLE, timeout=60)
+        self.assertIsNone(node.last_error)
+        self.assertNotEqual(before,
+                            self.emulator.bios_version(self.system_id()))
 
 
 class SlowVolumesTest(RedfishTestCase):
@@ -239,11 +290,6 @@ class BMCFailuresTest(RedfishTestCase):
 
 
 class MoreStepsTest(RedfishTestCase):
-
-    def manageable(self):
-        node = self.redfish_node()
-        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
-        return self.wait_for_state(node, states.MANAGEABLE, timeout=30)
 
     def clean(self, node, *steps):
         self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[

@@ -144,6 +144,21 @@ class PolledStepsTest(tests_base.ConductorTestCase):
         self.assertNotIn(base.POLLING_KEY, node.driver_internal_info)
         self.assertEqual('build_volume', node.deploy_step['step'])
 
+    def test_a_check_that_cannot_reach_the_bmc_is_asked_again(self):
+        node = self.deploy_to_poll()
+        self.bmc.answer = exception.BMCUnavailable(
+            node=node.uuid, operation='read the volume',
+            error='HTTP 503: BMC is restarting')
+        self.poll()
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertIn('BMC is restarting',
+                      node.driver_internal_info[base.POLLING_KEY]['status'])
+        self.assertIsNone(node.last_error)
+        self.bmc.answer = base.DONE
+        self.poll()
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual(2, len(self.bmc.checks))
+
     def test_a_step_that_outlasts_its_timeout_fails_naming_the_last_status(
             self):
         self.deploy_interface.timeout = 0.3

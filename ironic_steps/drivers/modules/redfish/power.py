@@ -55,7 +55,7 @@ def _wait_for(task, system, wanted, timeout, operation):
         if time.monotonic() >= deadline:
             raise exception.BMCTimeout(
                 node=task.node.uuid, operation=operation, timeout=timeout,
-                last=system.power_state or 'no power state')
+                last=current or 'no power state')
         time.sleep(CONF.redfish.power_state_poll_interval)
 
 

@@ -218,11 +218,14 @@ def bmc_call(node, operation, params=None):
             error='the BMC refused the credentials (HTTP %s)'
                   % getattr(exc, 'status_code', '401')) from None
     except sushy.exceptions.SushyError as exc:
+        unavailable = isinstance(exc, (sushy.exceptions.ConnectionError,
+                                       sushy.exceptions.ServerSideError))
         if isinstance(exc, sushy.exceptions.ConnectionError):
             SESSIONS.forget(params)
-        raise exception.BMCError(
-            node=node.uuid, operation=operation,
-            error=_scrub(_message(exc), params)) from None
+        error = (exception.BMCUnavailable if unavailable
+                 else exception.BMCError)
+        raise error(node=node.uuid, operation=operation,
+                    error=_scrub(_message(exc), params)) from None
 
 
 def _message(exc):

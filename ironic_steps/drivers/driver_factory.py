@@ -55,20 +55,28 @@ def hardware_type(name):
 def _check_in_pinned_release(name, hw_type):
     """A hardware type newer than the pinned release is refused: the
     conductors of that release could not load it."""
+    if not _in_pinned_release(hw_type):
+        raise exception.NotInPinnedRelease(
+            feature='Hardware type %s' % name,
+            pinned=CONF.pin_release_version, needed=hw_type.since_release)
+
+
+def _in_pinned_release(hw_type):
     since = getattr(hw_type, 'since_release', None)
     pinned = CONF.pin_release_version
     releases = release_mappings.RELEASES
-    if since and pinned and (since not in releases or releases.index(
-            pinned) < releases.index(since)):
-        raise exception.NotInPinnedRelease(
-            feature='Hardware type %s' % name, pinned=pinned, needed=since)
+    return not (since and pinned and (since not in releases or releases.index(
+        pinned) < releases.index(since)))
 
 
 def enabled_hardware_types():
-    """Names of the enabled hardware types that are really installed."""
+    """Names of the enabled hardware types that are really installed and
+    in the pinned release (what every conductor can load)."""
     installed = set(stevedore.ExtensionManager(
         HARDWARE_TYPES_NAMESPACE).names())
-    return [name for name in CONF.enabled_hardware_types if name in installed]
+    return [name for name in CONF.enabled_hardware_types
+            if name in installed
+            and _in_pinned_release(_cached(HARDWARE_TYPES_NAMESPACE, name))]
 
 
 def _interface(interface_type, name):

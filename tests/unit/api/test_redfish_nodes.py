@@ -68,3 +68,16 @@ class RedfishNodeTest(base.ApiTestCase):
         response = self.create()
         self.assertError(response, 406, 'redfish', '0.3', '0.4')
         self.assertEqual([], self.get('/v1/nodes').get_json()['nodes'])
+
+    def test_pinned_to_0_3_redfish_is_not_among_the_drivers(self):
+        self.assertIn('redfish', self.driver_names())
+        self.config(pin_release_version='0.3')
+        self.assertEqual(['fake-hardware'], self.driver_names())
+        self.assertEqual(404, self.get('/v1/drivers/redfish').status_code)
+        conductors = self.get('/v1/conductors?detail=True').get_json()
+        self.assertEqual([['fake-hardware']],
+                         [c['drivers'] for c in conductors['conductors']])
+
+    def driver_names(self):
+        return [driver['name']
+                for driver in self.get('/v1/drivers').get_json()['drivers']]

@@ -55,7 +55,7 @@ class DemoTest(testtools.TestCase):
         for name in ('demo-1', 'demo-2'):
             self.assertRegex(out, r'%s\s+wait call-back\s+1/3 '
                                   r'bios.apply_configuration' % name)
-            self.assertRegex(out, r'%s\s+\S+\s+2/3 '
+            self.assertRegex(out, r'%s\s+(deploying|wait call-back)\s+2/3 '
                                   r'raid.apply_configuration' % name)
             self.assertRegex(out, r'%s\s+active' % name)
         self.assertNotRegex(out, r'deploy failed')

@@ -55,13 +55,24 @@ class PostgreSQLServer(fixtures.Fixture):
             self._as_owner = ['runuser', '-u', 'postgres', '--']
         self._run('initdb', '-D', self.data, '--auth=trust', '-U', 'postgres',
                   '--no-sync', '-E', 'UTF8')
+        self.start()
+        self.addCleanup(self.stop)
+        self._databases = 0
+
+    def start(self):
+        """Start this cluster; starting a running one does nothing."""
+        if os.path.exists(os.path.join(self.data, 'postmaster.pid')):
+            return
         self._run('pg_ctl', '-D', self.data, '-w', '-l',
                   os.path.join(self.root, 'server.log'), '-o',
                   '-h 127.0.0.1 -p %d -k %s -F' % (self.port, self.root),
                   'start')
-        self.addCleanup(self._run, 'pg_ctl', '-D', self.data, '-m', 'fast',
-                        '-w', 'stop')
-        self._databases = 0
+
+    def stop(self):
+        """Stop this cluster (its own data directory; never by name).
+        Stopping one that is already stopped does nothing."""
+        if os.path.exists(os.path.join(self.data, 'postmaster.pid')):
+            self._run('pg_ctl', '-D', self.data, '-m', 'fast', '-w', 'stop')
 
     def _run(self, tool, *args):
         subprocess.run(self._as_owner + [os.path.join(self.bin, tool)]

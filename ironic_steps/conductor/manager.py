@@ -10,11 +10,13 @@ import datetime
 import threading
 
 from futurist import periodics
+from oslo_db import exception as db_exc
 from oslo_log import log
 import oslo_messaging as messaging
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_token as agent_tokens
@@ -88,6 +90,11 @@ class ConductorManager:
         self._ring = hash_ring.HashRingManager()
         self._poller = step_polling.StepPoller(
             self._acquire, self._reserve_worker, self._owns)
+        self._start_periodics(self._periodic_tasks(admin_context))
+
+    def _periodic_tasks(self, admin_context):
+        """[(spacing, task)]: what this conductor does by itself, each task
+        saying a database outage once rather than failing every run."""
         periodic = [
             (CONF.conductor.check_provision_state_interval,
              lambda: self._check_wait_timeouts(admin_context)),
@@ -97,12 +104,15 @@ class ConductorManager:
              lambda: objects.Conductor.touch(self.host)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._take_over_from_dead_conductors(admin_context)),
+            (CONF.conductor.heartbeat_interval,
+             lambda: self._free_abandoned_locks(admin_context)),
         ]
         if CONF.conductor.sync_power_state_interval:
             sync = power_sync.PowerStateSync(self._acquire, self._owns)
             periodic.append((CONF.conductor.sync_power_state_interval,
                              lambda: sync.run(admin_context)))
-        self._start_periodics(periodic)
+        return [(spacing, _through_outages(task))
+                for spacing, task in periodic]
 
     def _owns(self, node_uuid):
         """Whether this conductor handles ``node_uuid`` (the hash ring)."""
@@ -177,21 +187,47 @@ class ConductorManager:
         """
         dead_host = dead_host or self.host
         for uuid in self._dbapi.release_all_reservations(dead_host):
-            try:
-                with self._acquire(context, uuid, retry=False,
-                                   purpose='recovery') as task:
-                    state = task.node.provision_state
-                    if state not in states.WORKING_STATES:
-                        continue
-                    task.node.last_error = (
-                        'Conductor %s %s while the node was %s%s; the '
-                        'operation was stopped' % (
-                            dead_host, why, state, _step_suffix(task.node)))
-                    task.process_event(states.EVENT_FAIL)
-                    task.node.save()
-                    LOG.warning('Node %s: %s', uuid, task.node.last_error)
-            except (exception.NodeLocked, exception.NodeNotFound):
-                pass   # already taken over by another conductor, or gone
+            self._stop_abandoned(context, uuid, 'Conductor %s %s' % (
+                dead_host, why))
+
+    def _free_abandoned_locks(self, context):
+        """Free the locks this conductor holds for no running work.
+
+        A flow that lost the database could not drop its lock; nothing
+        else would ever free it, since this conductor is alive.  Once the
+        database answers again, its flow is failed where it stood.
+        """
+        rows = objects.Node.list_fields(context, ('uuid',),
+                                        filters={'reservation': self.host})
+        if not rows:
+            return
+        with task_manager.HELD.abandoned(self.host, rows) as abandoned:
+            freed = [(row.uuid, why) for row, why in abandoned
+                     if self._dbapi.release_node(self.host, row.id)]
+        for uuid, why in freed:
+            LOG.warning('Node %s was locked by %s for no running work (%s); '
+                        'freed', uuid, self.host, why or 'cause unknown')
+            self._stop_abandoned(context, uuid, (
+                'Conductor %s lost the database (%s)' % (self.host, why)
+                if why else
+                'Conductor %s held the lock for no running work' % self.host))
+
+    def _stop_abandoned(self, context, uuid, cause):
+        """Fail the flow of a node whose work is gone, where it stood."""
+        try:
+            with self._acquire(context, uuid, retry=False,
+                               purpose='recovery') as task:
+                state = task.node.provision_state
+                if state not in states.WORKING_STATES:
+                    return
+                task.node.last_error = (
+                    '%s while the node was %s%s; the operation was '
+                    'stopped' % (cause, state, _step_suffix(task.node)))
+                task.process_event(states.EVENT_FAIL)
+                task.node.save()
+                LOG.warning('Node %s: %s', uuid, task.node.last_error)
+        except (exception.NodeLocked, exception.NodeNotFound):
+            pass   # already taken over by another conductor, or gone
 
     def _take_over_from_dead_conductors(self, context):
         """Free the nodes of conductors that stopped heartbeating."""
@@ -467,6 +503,18 @@ def _check_token(node, token):
         LOG.warning('Heartbeat for node %s refused: invalid or missing agent '
                     'token', node.uuid)
         raise
+
+
+def _through_outages(periodic_task):
+    """A periodic task that says a database outage once, not per run."""
+    def run():
+        try:
+            periodic_task()
+        except db_exc.DBConnectionError as exc:
+            outage.DATABASE.failed(exc)
+        else:
+            outage.DATABASE.succeeded()
+    return run
 
 
 def _step_suffix(node):

@@ -16,10 +16,19 @@ it when the function returns, whatever happens, or earlier, with the last
 write of the work (:meth:`TaskManager.save_and_release`).
 
 ``acquire(..., shared=True)`` takes no lock: for reading only.
+
+Every lock a task takes or drops is also told to :data:`HELD`, so that a
+conductor can tell a lock that stands for running work from one the
+database still shows after its work ended without dropping it (the
+database was lost at that moment): see :meth:`HeldLocks.abandoned`.
 """
 
+import collections
+import contextlib
+import threading
 import time
 
+from oslo_db import exception as db_exc
 from oslo_log import log
 from oslo_utils import excutils
 from oslo_utils import timeutils
@@ -34,11 +43,86 @@ from ironic_steps import objects
 LOG = log.getLogger(__name__)
 
 
+class HeldLocks:
+    """The node locks this process's tasks hold, by holder (host).
+
+    A lock is counted from just before its conditional UPDATE is sent
+    until just after it is dropped, so a lock the database shows for a
+    holder and that is not counted here belongs to no running work.
+    """
+
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._held = collections.Counter()    # (host, id or uuid) -> count
+        self._lost = {}                       # (host, node id) -> reason
+
+    def _change(self, host, keys, by):
+        with self._mutex:
+            for key in keys:
+                self._held[(host, key)] += by
+                if self._held[(host, key)] <= 0:
+                    del self._held[(host, key)]
+
+    @contextlib.contextmanager
+    def taking(self, host, key):
+        """Around the UPDATE that takes the lock by ``key`` (id or UUID);
+        once it is taken, :meth:`taken` counts it by id and UUID."""
+        self._change(host, [key], +1)
+        try:
+            yield
+        finally:
+            self._change(host, [key], -1)
+
+    def taken(self, host, node):
+        self._change(host, [node.id, node.uuid], +1)
+
+    def dropped(self, host, node):
+        self._change(host, [node.id, node.uuid], -1)
+
+    def holding(self, host):
+        """How many locks ``host``'s tasks hold or are taking."""
+        with self._mutex:
+            return sum(count for (holder, key), count in self._held.items()
+                       if holder == host and isinstance(key, int))
+
+    def lost(self, host, node, reason):
+        """The lock on ``node`` could not be dropped, for ``reason``; no
+        work holds it any more."""
+        with self._mutex:
+            self._lost[(host, node.id)] = reason
+        self.dropped(host, node)
+
+    @contextlib.contextmanager
+    def abandoned(self, host, rows):
+        """Of ``rows`` (id, uuid) the database shows locked by ``host``,
+        those no task of this process holds, each with why its work ended
+        (None if unknown).  Nothing can take a lock meanwhile, so the
+        caller may drop theirs safely inside the block."""
+        with self._mutex:
+            yield [(row, self._lost.pop((host, row.id), None))
+                   for row in rows
+                   if (host, row.id) not in self._held
+                   and (host, row.uuid) not in self._held]
+
+
+#: The locks held by this process's tasks.
+HELD = HeldLocks()
+
+
+def _first_line(exc):
+    """The gist of a database error, without SQLAlchemy's background."""
+    text = str(getattr(exc, 'inner_exception', None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _reserve(context, host, node_id, retry):
     attempts = CONF.conductor.node_locked_retry_attempts if retry else 1
     for attempt in range(1, attempts + 1):
         try:
-            return objects.Node.reserve(context, host, node_id)
+            with HELD.taking(host, node_id):
+                node = objects.Node.reserve(context, host, node_id)
+                HELD.taken(host, node)
+                return node
         except exception.NodeLocked:
             if attempt == attempts:
                 raise
@@ -140,13 +224,22 @@ class TaskManager:
         self.context.update_store()
         try:
             fn(self, *args)
+        except db_exc.DBConnectionError as exc:
+            # Not a bug, and the same for every node at work: no traceback.
+            # If the lock cannot be dropped either, it is left to
+            # HeldLocks.abandoned.
+            LOG.error('%s of node %s stopped: the database was lost: %s',
+                      self.purpose, self.node.uuid, exc)
         except Exception:
             # Flows handle their own failures; this is the last resort so
             # that a bug never leaves a node locked without a trace.
             LOG.exception('Unexpected error in %s of node %s',
                           self.purpose, self.node.uuid)
         finally:
-            self.release_resources()
+            try:
+                self.release_resources()
+            except db_exc.DBError:
+                pass   # logged, and left to HeldLocks.abandoned
 
     def save_and_release(self):
         """Save the node and drop the lock, in one statement.
@@ -160,27 +253,44 @@ class TaskManager:
             raise exception.IronicStepsException(
                 'Task for %s on node %s holds no lock to save with' % (
                     self.purpose, self.node.uuid))
-        if not self.node.save(release=self.host):
-            LOG.warning('Node %s was not locked by %s when %s ended',
-                        self.node.uuid, self.host, self.purpose)
-        self.shared = True
+        with self._dropping_lock():
+            if not self.node.save(release=self.host):
+                LOG.warning('Node %s was not locked by %s when %s ended',
+                            self.node.uuid, self.host, self.purpose)
         self._call_after_release()
+
+    @contextlib.contextmanager
+    def _dropping_lock(self):
+        """Around the statement that drops the lock: whatever happens, the
+        task holds it no more; if the database could not be told, the lock
+        is left to :meth:`HeldLocks.abandoned`."""
+        try:
+            yield
+        except db_exc.DBError as exc:
+            self.shared = True
+            HELD.lost(self.host, self.node, _first_line(exc))
+            LOG.error('Node %s: could not drop the lock of %s for %s: %s; '
+                      'it will be freed once the database answers',
+                      self.node.uuid, self.host, self.purpose, exc)
+            raise
+        self.shared = True
+        HELD.dropped(self.host, self.node)
 
     def destroy_node(self):
         """Delete the node; its lock goes with its row, nothing to release."""
         if self.shared:
             raise exception.IronicStepsException(
                 'Deleting node %s needs an exclusive lock' % self.node.uuid)
-        self.node.destroy()
-        self.shared = True
+        with self._dropping_lock():
+            self.node.destroy()
 
     def release_resources(self):
         if not self.shared:
-            if not objects.Node.release(self.context, self.host,
-                                        self.node.id):
-                LOG.warning('Node %s was not locked by %s when %s ended',
-                            self.node.uuid, self.host, self.purpose)
-            self.shared = True
+            with self._dropping_lock():
+                if not objects.Node.release(self.context, self.host,
+                                            self.node.id):
+                    LOG.warning('Node %s was not locked by %s when %s ended',
+                                self.node.uuid, self.host, self.purpose)
         self._call_after_release()
 
     def __enter__(self):

@@ -39,7 +39,7 @@ class Outage:
                 return
             self._since = self._clock()
         LOG.warning('%s is unreachable: %s; saying so once until it is '
-                    'back', self.what.capitalize(), exc)
+                    'back', self.what.capitalize(), gist(exc))
 
     def succeeded(self):
         """A call to it worked; if it was out, say it is back."""
@@ -51,6 +51,13 @@ class Outage:
             lasted, self._since = self._clock() - self._since, None
         LOG.info('%s is reachable again after %.1f seconds',
                  self.what.capitalize(), lasted)
+
+
+def gist(exc):
+    """The first line of an error from a driver, without SQLAlchemy's
+    background link (or the exception's name, if it says nothing)."""
+    text = str(getattr(exc, 'inner_exception', None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 #: The database, as this process sees it.

@@ -8,6 +8,7 @@ a worker thread.  The flows themselves live in ``deployments``,
 
 import datetime
 import threading
+import time
 
 from futurist import periodics
 from oslo_db import exception as db_exc
@@ -27,6 +28,7 @@ from ironic_steps.conductor import hash_ring
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
+from ironic_steps.conductor import rpcapi
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -77,6 +79,8 @@ class ConductorManager:
         self._periodic = None
         self._ring = None
         self._poller = None
+        self._heart = None
+        self._alive_hosts = None
         self._stopping = False
 
     # --- service life ---------------------------------------------------
@@ -90,6 +94,10 @@ class ConductorManager:
         self._ring = hash_ring.HashRingManager()
         self._poller = step_polling.StepPoller(
             self._acquire, self._reserve_worker, self._owns)
+        self._heart = Heart(self.host)
+        self._heart.start()
+        self._alive_hosts = None
+        self._adopt_agents(admin_context)
         self._start_periodics(self._periodic_tasks(admin_context))
 
     def _periodic_tasks(self, admin_context):
@@ -100,8 +108,6 @@ class ConductorManager:
              lambda: self._check_wait_timeouts(admin_context)),
             (step_polling.look_spacing(),
              lambda: self._poller.run(admin_context)),
-            (CONF.conductor.heartbeat_interval,
-             lambda: objects.Conductor.touch(self.host)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._take_over_from_dead_conductors(admin_context)),
             (CONF.conductor.heartbeat_interval,
@@ -137,6 +143,8 @@ class ConductorManager:
         """Take no new work; let running flows finish; then stop."""
         self._stopping = True
         fake_agent.stop_agent()
+        if self._heart is not None:
+            self._heart.stop()
         if self._periodic is not None:
             self._periodic.stop()
             self._periodic.wait()
@@ -230,11 +238,47 @@ class ConductorManager:
             pass   # already taken over by another conductor, or gone
 
     def _take_over_from_dead_conductors(self, context):
-        """Free the nodes of conductors that stopped heartbeating."""
+        """Free the nodes of conductors that stopped heartbeating, and
+        serve the agents of the waiting nodes that become ours."""
+        if not self._heart.steady():
+            # Our own heartbeats failed lately (the database was out):
+            # the others' may have too; give them time to show they live.
+            return
         for host in objects.Conductor.dead_hostnames_holding_locks():
             if host != self.host:
                 self._recover(context, dead_host=host,
                               why='stopped heartbeating')
+        alive = set(objects.Conductor.alive_hostnames())
+        left = self._alive_hosts is not None and self._alive_hosts - alive
+        self._alive_hosts = alive
+        if left:
+            LOG.warning('Conductors %s stopped heartbeating; taking over '
+                        'their waiting nodes', ', '.join(sorted(left)))
+            self._ring.reset()
+            rpcapi.reset_hash_ring()
+            self._adopt_agents(context)
+
+    def _adopt_agents(self, context):
+        """Serve the fake agents of this conductor's waiting nodes.
+
+        The agent of a node waiting for it lives on the node, not in the
+        conductor that started the step: when that conductor dies (or
+        restarts), the node's agent goes on heartbeating to the node's new
+        conductor, which is this one if the ring says so.
+        """
+        agent = fake_agent.get_agent()
+        for state, waiting in flows.BY_WAIT_STATE.items():
+            index_key = '%s_step_index' % waiting.flow.kind
+            for row in objects.Node.list_fields(
+                    context, ('uuid', 'deploy_interface',
+                              'driver_internal_info'),
+                    filters={'provision_state': state}):
+                if (row.deploy_interface != fake_agent.SERVED_INTERFACE
+                        or step_polling.is_polled(row)
+                        or not self._owns(row.uuid)):
+                    continue
+                agent.adopt(row.uuid, (row.driver_internal_info or {}).get(
+                    index_key), waiting.flow.kind)
 
     def _acquire(self, context, node_id, **kwargs):
         """A task on ``node_id`` whose lock is tagged with this conductor."""
@@ -505,15 +549,63 @@ def _check_token(node, token):
         raise
 
 
+class Heart:
+    """A conductor's heartbeat, on a thread of its own.
+
+    No periodic task, however slow (a power sync waiting on BMCs), can
+    delay it, so a busy conductor is never taken for dead.
+    """
+
+    def __init__(self, host, clock=time.monotonic):
+        self.host = host
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread = None
+        # Registered just now: others had no reason to beat for us yet.
+        self._steady_since = clock()
+
+    def start(self):
+        self._thread = threading.Thread(target=self._beat, daemon=True,
+                                        name='conductor-heartbeat')
+        self._thread.start()
+
+    def _beat(self):
+        while not self._stop.wait(CONF.conductor.heartbeat_interval):
+            self.beat()
+
+    def beat(self):
+        try:
+            objects.Conductor.touch(self.host)
+        except db_exc.DBConnectionError as exc:
+            outage.DATABASE.failed(exc)
+            self._steady_since = None
+        else:
+            outage.DATABASE.succeeded()
+            if self._steady_since is None:
+                self._steady_since = self._clock()
+
+    def steady(self):
+        """Whether our heartbeats have gone through for a whole
+        ``heartbeat_timeout``: only then do others' missing ones mean
+        they are dead rather than that the database was out."""
+        since = self._steady_since
+        return (since is not None and self._clock() - since
+                >= CONF.conductor.heartbeat_timeout)
+
+    def stop(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
 def _through_outages(periodic_task):
-    """A periodic task that says a database outage once, not per run."""
+    """A periodic task that says a database outage once, not per run (the
+    heartbeat says when it ends)."""
     def run():
         try:
             periodic_task()
         except db_exc.DBConnectionError as exc:
             outage.DATABASE.failed(exc)
-        else:
-            outage.DATABASE.succeeded()
     return run
 
 

@@ -51,6 +51,13 @@ def _hash_ring():
         return _ring
 
 
+def reset_hash_ring():
+    """Read the live conductors again at the next call (one left)."""
+    with _ring_lock:
+        if _ring is not None:
+            _ring.reset()
+
+
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 

@@ -35,6 +35,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
@@ -107,12 +108,6 @@ class HeldLocks:
 
 #: The locks held by this process's tasks.
 HELD = HeldLocks()
-
-
-def _first_line(exc):
-    """The gist of a database error, without SQLAlchemy's background."""
-    text = str(getattr(exc, 'inner_exception', None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _reserve(context, host, node_id, retry):
@@ -268,7 +263,7 @@ class TaskManager:
             yield
         except db_exc.DBError as exc:
             self.shared = True
-            HELD.lost(self.host, self.node, _first_line(exc))
+            HELD.lost(self.host, self.node, outage.gist(exc))
             LOG.error('Node %s: could not drop the lock of %s for %s: %s; '
                       'it will be freed once the database answers',
                       self.node.uuid, self.host, self.purpose, exc)

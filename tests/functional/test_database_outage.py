@@ -126,10 +126,12 @@ class DatabaseOutageTest(base.ConductorTestCase):
         for _ in range(5):
             for run in runs:
                 run()
+            self.manager._heart.beat()
         self.assertTrue(outage.DATABASE.ongoing)
         self.server.start()
         for run in runs:
             run()
+        self.manager._heart.beat()
         self.assertFalse(outage.DATABASE.ongoing)
         output = self.logs.output
         self.assertEqual(1, output.count('The database is unreachable'),
@@ -137,6 +139,7 @@ class DatabaseOutageTest(base.ConductorTestCase):
         self.assertEqual(1, output.count(
             'The database is reachable again after'), output)
         self.assertNotIn('Traceback', output)
+        self.assertNotIn('sqlalche.me', output)
 
     def wait_until(self, condition, timeout=30):
         deadline = time.monotonic() + timeout

@@ -29,6 +29,9 @@ from ironic_steps.conf import CONF
 
 LOG = log.getLogger(__name__)
 
+#: The deploy interface whose waiting steps this agent serves (FakeDeploy's
+#: entry point name).
+SERVED_INTERFACE = 'fake'
 #: A real agent gives up on a conductor eventually; so does this one.
 MAX_ATTEMPTS = 200
 _MAX_BACKOFF = 1.0
@@ -58,8 +61,20 @@ class _Conductor:
         token = api.get_node_with_token(ctx, node_uuid)
         if token not in (None, _HANDED_OUT):
             self._tokens[node_uuid] = token
+        elif token == _HANDED_OUT and node_uuid not in self._tokens:
+            # Handed out to this node's agent before its conductor died;
+            # the agent, on the node, still has it.
+            self._tokens[node_uuid] = _token_on_the_node(node_uuid)
         api.heartbeat(ctx, node_uuid,
                       agent_token=self._tokens.get(node_uuid))
+
+
+def _token_on_the_node(node_uuid):
+    from ironic_steps.common import context
+    from ironic_steps.conductor import agent_token
+    from ironic_steps import objects
+    node = objects.Node.get_row(context.get_admin_context(), node_uuid)
+    return (node.driver_internal_info or {}).get(agent_token.TOKEN_KEY)
 
 
 PARKED, BUSY, MOVED_ON = 'parked', 'busy', 'moved on'
@@ -94,6 +109,7 @@ class FakeAgent:
         self._cond = threading.Condition()
         self._thread = None
         self._stopped = False
+        self._serving = set()   # jobs due or being sent
         self._senders = futurist.ThreadPoolExecutor(max_workers=4)
 
     def expect_heartbeat(self, node_uuid, step_index, kind='deploy'):
@@ -109,12 +125,32 @@ class FakeAgent:
         if delay < 0:
             return
         self._schedule((node_uuid, kind, step_index), delay, attempt=0,
-                       parked=delay == 0)
+                       parked=delay == 0, new=True)
 
-    def _schedule(self, job, delay, attempt, parked=False):
+    def adopt(self, node_uuid, step_index, kind='deploy'):
+        """Serve a node whose agent was served by a conductor that died.
+
+        The agent lives on the node, not in its conductor: it goes on
+        heartbeating, now to the node's new conductor, with the token it
+        was given.  Adopting a node already served does nothing.
+        """
+        if CONF.fake.agent_delay < 0:
+            return
+        self._schedule((node_uuid, kind, step_index), 0, attempt=0, new=True)
+
+    def serving(self):
+        """The (node, kind, step index) this agent will heartbeat for."""
+        with self._cond:
+            return set(self._serving)
+
+    def _schedule(self, job, delay, attempt, parked=False, new=False):
         with self._cond:
             if self._stopped:
                 return
+            if new:
+                if job in self._serving:
+                    return
+                self._serving.add(job)
             heapq.heappush(self._due, (self._clock() + delay,
                                        next(self._order), job, attempt,
                                        parked))
@@ -145,24 +181,28 @@ class FakeAgent:
             stage = (PARKED if parked
                      else self._stage(node_uuid, kind, step_index))
             if stage == MOVED_ON:
-                return
+                return self._done(job)
             if stage == PARKED:
                 self._send(node_uuid)
-                return
+                return self._done(job)
         except (exception.NodeLocked, exception.NoFreeConductorWorker):
             pass   # taken meanwhile: the next heartbeat will do
         except exception.NodeNotFound:
             LOG.info('Fake agent: node %s is gone, no heartbeat', node_uuid)
-            return
+            return self._done(job)
         except Exception:
             LOG.exception('Fake agent heartbeat for node %s failed',
                           node_uuid)
         if attempt + 1 >= MAX_ATTEMPTS:
             LOG.error('Fake agent of node %s gave up after %d heartbeats',
                       node_uuid, attempt + 1)
-            return
+            return self._done(job)
         self._schedule(job, min(0.01 * 2 ** attempt, _MAX_BACKOFF),
                        attempt + 1)
+
+    def _done(self, job):
+        with self._cond:
+            self._serving.discard(job)
 
     def stop(self):
         with self._cond:

@@ -12,6 +12,7 @@ from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps import objects
 from tests import base
+from tests import clock
 
 
 class WaitTimeoutTest(base.ConductorTestCase):
@@ -100,7 +101,9 @@ class TakeOverTest(base.ConductorTestCase):
             session.execute(sa.update(models.Conductor).where(
                 models.Conductor.hostname == 'silent-conductor').values(
                     updated_at=stale))
-        # When a live conductor looks for dead ones
+        # When a live conductor, its own heartbeats steady for a while,
+        # looks for dead ones
+        self.steady_for(60)
         self.manager._take_over_from_dead_conductors(self.context)
         # Then the silent one's flow is failed and its node unlocked
         node = objects.Node.get(self.context, node.uuid)
@@ -111,3 +114,34 @@ class TakeOverTest(base.ConductorTestCase):
         # and the live one keeps its lock
         self.assertEqual('busy-conductor', objects.Node.get(
             self.context, busy.uuid).reservation)
+
+    def test_a_conductor_whose_own_heartbeats_failed_lately_waits(self):
+        # Given a node locked by a conductor whose heartbeat is stale
+        dbapi = db_api.get_instance()
+        dbapi.register_conductor('silent-conductor')
+        node = self.create_node()
+        node.provision_state = states.DEPLOYING
+        node.save()
+        dbapi.reserve_node('silent-conductor', node.id)
+        self.config(heartbeat_timeout=60, group='conductor')
+        stale = timeutils.utcnow() - datetime.timedelta(seconds=120)
+        with sqlalchemy_api._writer() as session:
+            session.execute(sa.update(models.Conductor).where(
+                models.Conductor.hostname == 'silent-conductor').values(
+                    updated_at=stale))
+        # When this conductor's own heartbeats have gone through for less
+        # than the timeout (the database was out, for it too)
+        self.steady_for(59)
+        self.manager._take_over_from_dead_conductors(self.context)
+        # Then it does not judge the other dead yet
+        self.assertEqual('silent-conductor', objects.Node.get(
+            self.context, node.uuid).reservation)
+        self.steady_for(60)
+        self.manager._take_over_from_dead_conductors(self.context)
+        self.assertIsNone(objects.Node.get(self.context,
+                                           node.uuid).reservation)
+
+    def steady_for(self, seconds):
+        manual = clock.ManualClock()
+        self.manager._heart = manager.Heart(self.manager.host, clock=manual)
+        manual.advance(seconds)

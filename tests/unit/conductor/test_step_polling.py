@@ -16,6 +16,7 @@ from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps import objects
 from tests import base as tests_base
+from tests import clock
 from tests import plugins
 
 
@@ -27,19 +28,6 @@ class FakeBMC:
         self.checks = []
         self.started = []
         self.lock = threading.Lock()
-
-
-class ManualClock:
-    """The poller's clock, moved by the test."""
-
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
-
-    def advance(self, seconds):
-        self.now += seconds
 
 
 class PolledDeploy(base.DeployInterface):
@@ -84,7 +72,7 @@ class PolledStepsTest(tests_base.ConductorTestCase):
                                                deploy=self.deploy_interface))
         self.config(enabled_hardware_types=['fake-hardware', 'polled'])
         self.poller = self.manager._poller
-        self.clock = self.poller.clock = ManualClock()
+        self.clock = self.poller.clock = clock.ManualClock()
 
     def look(self, after=0):
         """One look of the poller ``after`` seconds since the last, and
@@ -422,9 +410,9 @@ class TwoConductorsTest(tests_base.TestCase):
                          set(owners.values()))
         self.bmc.answer = 'building'
         for manager in self.conductors.managers.values():
-            clock = manager._poller.clock = ManualClock()
+            manual = manager._poller.clock = clock.ManualClock()
             manager._poller.run(self.context)
-            clock.advance(CONF.conductor.step_poll_interval)
+            manual.advance(CONF.conductor.step_poll_interval)
             manager._poller.run(self.context)
         deadline = time.monotonic() + 10
         while len(self.bmc.checks) < len(nodes):

@@ -99,6 +99,13 @@ class ServiceProcess(fixtures.Fixture):
         if not self.process.stderr.closed:
             self.process.stderr.close()
 
+    def kill(self):
+        """SIGKILL the process this fixture started, by its PID: a crash,
+        with no chance to clean up."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
     def log(self):
         try:
             with open(self.log_file) as log:
@@ -170,6 +177,19 @@ class RestClient:
 
     def node(self, ident):
         return self.request('GET', '/v1/nodes/%s' % ident)[1]
+
+    def enrol_available(self, node_uuids, driver='fake-hardware'):
+        """Create the nodes and bring them to ``available``."""
+        for node_uuid in node_uuids:
+            self.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                               'driver': driver})
+        for target, state in (('manage', 'manageable'),
+                              ('provide', 'available')):
+            for node_uuid in node_uuids:
+                self.request('PUT', '/v1/nodes/%s/states/provision'
+                             % node_uuid, {'target': target})
+            for node_uuid in node_uuids:
+                self.wait_for(node_uuid, state)
 
     def wait_for(self, ident, state, timeout=60):
         deadline = time.monotonic() + timeout

@@ -77,17 +77,6 @@ class RollingUpgradeTest(testtools.TestCase):
         return self.useFixture(functional.ServiceProcess(
             command, options, state_path=self.state_path, host=host))
 
-    def enrol(self, api, node_uuids):
-        for node_uuid in node_uuids:
-            api.request('POST', '/v1/nodes', {'uuid': node_uuid,
-                                              'driver': 'fake-hardware'})
-            api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                        {'target': 'manage'})
-            api.wait_for(node_uuid, 'manageable')
-            api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                        {'target': 'provide'})
-            api.wait_for(node_uuid, 'available')
-
     def deploy(self, api, node_uuids):
         for node_uuid in node_uuids:
             api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
@@ -104,7 +93,7 @@ class RollingUpgradeTest(testtools.TestCase):
 
         on_old = uuids_owned_by([OLD, NEW], OLD, 2)
         on_new = uuids_owned_by([OLD, NEW], NEW, 2)
-        self.enrol(api, on_old + on_new)
+        api.enrol_available(on_old + on_new)
 
         # Mixed phase: each node deploys the way its conductor is pinned.
         self.deploy(api, on_old + on_new)
@@ -134,7 +123,7 @@ class RollingUpgradeTest(testtools.TestCase):
         # Now both conductors deploy with steps, old-pinned one included.
         later = (uuids_owned_by([OLD, NEW], OLD, 1)
                  + uuids_owned_by([OLD, NEW], NEW, 1))
-        self.enrol(api, later)
+        api.enrol_available(later)
         self.deploy(api, later)
         for node_uuid in later:
             node = api.wait_for(node_uuid, 'wait call-back')
@@ -154,7 +143,7 @@ class RollingUpgradeTest(testtools.TestCase):
         api = functional.RestClient(self.start(
             'ironic-steps-api', 'api', pinned=False).endpoint)
         node_uuid = uuids_owned_by([OLD, NEW], NEW, 1)[0]
-        self.enrol(api, [node_uuid])
+        api.enrol_available([node_uuid])
         raid = {'raid_config': {'logical_disks': [{'size_gb': 10,
                                                    'raid_level': '1'}]}}
         api.request('POST', '/v1/deploy_templates', {

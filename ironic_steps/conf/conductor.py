@@ -38,14 +38,21 @@ opts = [
                help='Seconds between checks for nodes whose wait for a '
                     'call-back has timed out.'),
     cfg.IntOpt('heartbeat_interval',
-               default=10, min=1,
+               default=5, min=1,
                help='Seconds between the heartbeats a conductor writes to '
-                    'the database to show it is alive.'),
+                    'the database to show it is alive (on a thread of its '
+                    'own), and between its looks for dead conductors.'),
     cfg.IntOpt('heartbeat_timeout',
-               default=60, min=1,
+               default=30, min=1,
                help='A conductor whose last heartbeat is older than this '
                     'many seconds is considered dead: it leaves the hash '
-                    'ring and its nodes go to the other conductors.'),
+                    'ring, the flows it was running are failed where they '
+                    'stood and its waiting nodes go on with their new '
+                    'conductor, within heartbeat_timeout + '
+                    'heartbeat_interval seconds of its last heartbeat. A '
+                    'conductor judges others only once its own heartbeats '
+                    'have gone through for this long (after a database '
+                    'outage they all look dead).'),
     cfg.IntOpt('hash_ring_reset_interval',
                default=15, min=0,
                help='Seconds a client keeps its view of the live '

@@ -175,6 +175,14 @@ class NodeLocked(Conflict):
                 'after the current operation is completed.')
 
 
+class NodeLockLost(Conflict):
+    """A task's lock was taken from it (its conductor was judged dead and
+    the node taken over): its change is not written."""
+
+    _msg_fmt = ('Node %(node)s is no longer locked by %(holder)s (its lock '
+                'is held by %(current)s); the change was not saved.')
+
+
 class NodeAlreadyExists(Conflict):
     _msg_fmt = 'A node with UUID %(uuid)s already exists.'
 

@@ -219,12 +219,26 @@ class TaskManager:
         self.context.update_store()
         try:
             fn(self, *args)
+        except exception.NodeLockLost as exc:
+            # Its conductor was taken for dead and the node taken over:
+            # what the new holder does stands.
+            LOG.warning('%s of node %s stopped: %s', self.purpose,
+                        self.node.uuid, exc)
+            if not self.shared:
+                self.shared = True
+                HELD.dropped(self.host, self.node)
         except db_exc.DBConnectionError as exc:
             # Not a bug, and the same for every node at work: no traceback.
-            # If the lock cannot be dropped either, it is left to
-            # HeldLocks.abandoned.
+            # The flow stopped where its record cannot show it: keep the
+            # lock, so that nothing starts on a node in a working state,
+            # and leave it to HeldLocks.abandoned, which fails the flow
+            # once the database answers.
+            reason = outage.gist(exc)
             LOG.error('%s of node %s stopped: the database was lost: %s',
-                      self.purpose, self.node.uuid, exc)
+                      self.purpose, self.node.uuid, reason)
+            if not self.shared:
+                self.shared = True
+                HELD.lost(self.host, self.node, reason)
         except Exception:
             # Flows handle their own failures; this is the last resort so
             # that a bug never leaves a node locked without a trace.
@@ -261,6 +275,11 @@ class TaskManager:
         is left to :meth:`HeldLocks.abandoned`."""
         try:
             yield
+        except exception.NodeLockLost:
+            # Taken over: there is no lock of ours left to drop.
+            self.shared = True
+            HELD.dropped(self.host, self.node)
+            raise
         except db_exc.DBError as exc:
             self.shared = True
             HELD.lost(self.host, self.node, outage.gist(exc))

@@ -263,8 +263,11 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
                 'reserve() and release()' % self.uuid)
         released = False
         if changes:
+            # Read under a lock (a task's node): write only while it holds.
+            fence = (self.reservation if self.obj_attr_is_set('reservation')
+                     else None)
             self.updated_at, released = self.dbapi.update_node(
-                self.id, changes, release=release)
+                self.id, changes, release=release, fence=fence)
         elif release is not None:
             released = self.release(context, release, self.id)
         if released:

@@ -200,17 +200,18 @@ _UPDATES = {}
 _MAX_UPDATE_SHAPES = 256
 
 
-def _update_statement(columns, release):
-    key = (columns, release)
+def _update_statement(columns, release, fenced=False):
+    key = (columns, release, fenced)
     statement = _UPDATES.get(key)
     if statement is None:
         statement = _UPDATE_NODE.values({
             column: sa.bindparam('set_' + column, type_=_NODES.c[column].type)
             for column in columns})
-        if release:
+        if release or fenced:
             statement = statement.where(
-                _NODES.c.reservation == sa.bindparam('holder')).values(
-                    reservation=None)
+                _NODES.c.reservation == sa.bindparam('holder'))
+        if release:
+            statement = statement.values(reservation=None)
         if len(_UPDATES) < _MAX_UPDATE_SHAPES:
             _UPDATES[key] = statement
     return statement
@@ -323,15 +324,21 @@ class _NodeQueries:
                 .group_by(_NODES.c.provision_state)).all())
 
     @retry_on_disconnect
-    def update_node(self, node_id, values, release=None):
+    def update_node(self, node_id, values, release=None, fence=None):
         """Apply ``values`` to one node in one statement.
 
         :param release: a lock holder's tag: also drop its lock, in the
             same statement.  Should the node not be locked by ``release``
             (which a caller holding the lock never sees), the values are
-            written all the same and the lock is left as it is.
+            written all the same and the lock is left as it is, unless
+            ``fence`` says otherwise.
+        :param fence: the tag of the lock the caller believes it holds:
+            write only if it still does (a conductor taken for dead, its
+            nodes taken over, must not overwrite what the new holder
+            does).
         :returns: (the ``updated_at`` written, whether the lock was
             released).
+        :raises NodeLockLost: when ``fence`` no longer holds the lock.
         """
         values = dict(values)
         values['updated_at'] = timeutils.utcnow()
@@ -346,14 +353,26 @@ class _NodeQueries:
                         _update_statement(columns, release=True),
                         dict(params, holder=release)).rowcount == 1
             if not released:
+                fenced = fence is not None
+                if fenced:
+                    params['holder'] = fence
                 with _write_one() as connection:
-                    result = connection.execute(
-                        _update_statement(columns, release=False), params)
+                    result = connection.execute(_update_statement(
+                        columns, release=False, fenced=fenced), params)
                 if result.rowcount != 1:
-                    raise exception.NodeNotFound(node=node_id)
+                    self._lost_or_missing(node_id, fence)
         except db_exc.DBDuplicateEntry as exc:
             raise exception.DuplicateName(name=values.get('name')) from exc
         return values['updated_at'], released
+
+    def _lost_or_missing(self, node_id, fence):
+        with _read_one() as connection:
+            node = connection.execute(
+                _NODE_BY['id'], {'ident': node_id}).one_or_none()
+        if node is None:
+            raise exception.NodeNotFound(node=node_id)
+        raise exception.NodeLockLost(node=node.uuid, holder=fence,
+                                     current=node.reservation or 'nobody')
 
     def update_node_if_unchanged(self, node_id, column, expected, value):
         """Set ``column`` to ``value`` in one statement, only if it still

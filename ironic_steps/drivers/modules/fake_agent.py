@@ -21,6 +21,7 @@ import threading
 import time
 
 import futurist
+from oslo_db import exception as db_exc
 from oslo_log import log
 
 from ironic_steps.common import exception
@@ -185,8 +186,10 @@ class FakeAgent:
             if stage == PARKED:
                 self._send(node_uuid)
                 return self._done(job)
-        except (exception.NodeLocked, exception.NoFreeConductorWorker):
-            pass   # taken meanwhile: the next heartbeat will do
+        except (exception.NodeLocked, exception.TemporaryFailure):
+            pass   # taken meanwhile, or no conductor free: try again
+        except db_exc.DBConnectionError:
+            pass   # the database is out (said once by its conductor)
         except exception.NodeNotFound:
             LOG.info('Fake agent: node %s is gone, no heartbeat', node_uuid)
             return self._done(job)

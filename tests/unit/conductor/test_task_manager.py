@@ -304,3 +304,45 @@ class WorkerAdmissionTest(tests_base.ConductorTestCase):
         # and once the worker is free, the first deploy finishes
         interface.release.set()
         self.wait_for_state(busy, states.ACTIVE)
+
+
+class FencingTest(tests_base.TestCase):
+    """A task whose lock was taken over writes nothing more."""
+
+    def take_over(self, node, new_holder='conductor-b'):
+        objects.Node.release(self.context, 'test-conductor', node.id)
+        objects.Node.reserve(self.context, new_holder, node.id)
+
+    def test_a_save_after_the_lock_was_taken_over_is_refused(self):
+        node = self.create_node(extra={'rack': 1})
+        task = task_manager.acquire(self.context, node.uuid)
+        self.take_over(node)
+        task.node.extra = {'rack': 2}
+        self.addCleanup(task.release_resources)
+        exc = self.assertRaises(exception.NodeLockLost, task.node.save)
+        self.assertIn('no longer locked by test-conductor', str(exc))
+        self.assertIn('conductor-b', str(exc))
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(({'rack': 1}, 'conductor-b'),
+                         (stored.extra, stored.reservation))
+
+    def test_the_last_save_of_a_taken_over_task_leaves_the_new_lock(self):
+        node = self.create_node(extra={'rack': 1})
+        held_before = task_manager.HELD.holding('test-conductor')
+        task = task_manager.acquire(self.context, node.uuid)
+        self.take_over(node)
+        task.node.extra = {'rack': 2}
+        self.assertRaises(exception.NodeLockLost, task.save_and_release)
+        task.release_resources()   # nothing left to drop
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(({'rack': 1}, 'conductor-b'),
+                         (stored.extra, stored.reservation))
+        self.assertEqual(held_before,
+                         task_manager.HELD.holding('test-conductor'))
+
+    def test_a_node_read_without_a_lock_saves_as_before(self):
+        node = self.create_node(extra={'rack': 1})
+        node.extra = {'rack': 3}
+        node.save()
+        self.assertEqual({'rack': 3}, objects.Node.get(
+            self.context, node.uuid).extra)

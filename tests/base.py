@@ -30,6 +30,8 @@ from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
+from tests import mariadb
+from tests import postgresql
 
 _TEMPLATE_LOCK = threading.Lock()
 # Made at import, before oslotest points TMPDIR at a per-test directory.
@@ -54,6 +56,10 @@ def _template_db():
 class Database(fixtures.Fixture):
     """A fresh, migrated SQLite file for one test."""
 
+    @staticmethod
+    def require(test):
+        """SQLite is always there."""
+
     def _setUp(self):
         directory = self.useFixture(fixtures.TempDir()).path
         self.path = os.path.join(directory, 'ironic-steps.sqlite')
@@ -66,15 +72,30 @@ class Database(fixtures.Fixture):
         self.addCleanup(sqlalchemy_api.configure)
 
 
-class PostgreSQLDatabase(fixtures.Fixture):
-    """A fresh, migrated database on this process's PostgreSQL server."""
+class _ServerDatabase(fixtures.Fixture):
+    """A fresh, migrated database on this process's ``server`` (a
+    tests.database_servers.DatabaseServer)."""
+
+    server = None
+
+    @classmethod
+    def require(cls, test):
+        """Skip (fail in CI) ``test`` if the server cannot run here."""
+        cls.server.require(test)
 
     def _setUp(self):
-        from tests import postgresql
-        self.url = postgresql.shared_server().url()
+        self.url = self.server.shared().url()
         sqlalchemy_api.configure(connection=self.url)
         self.addCleanup(sqlalchemy_api.configure)
         migration.upgrade()
+
+
+class PostgreSQLDatabase(_ServerDatabase):
+    server = postgresql.PostgreSQLServer
+
+
+class MariaDBDatabase(_ServerDatabase):
+    server = mariadb.MariaDBServer
 
 
 class SQLStatements(fixtures.Fixture):
@@ -105,7 +126,8 @@ class TestCase(oslotest_base.BaseTestCase):
     """Configuration reset per test; a real database.
 
     ``database`` is the fixture that makes it: SQLite by default; test
-    classes re-run on PostgreSQL set :class:`PostgreSQLDatabase`.
+    classes re-run on another database set :class:`PostgreSQLDatabase`
+    or :class:`MariaDBDatabase`.
     """
 
     database = Database
@@ -118,9 +140,7 @@ class TestCase(oslotest_base.BaseTestCase):
         self.config(node_locked_retry_interval=0.01, group='conductor')
         # Tests drive heartbeats themselves unless they ask for the agent.
         self.config(agent_delay=-1, group='fake')
-        if self.database is PostgreSQLDatabase:
-            from tests import postgresql
-            postgresql.require(self)
+        self.database.require(self)
         self.db = self.useFixture(self.database())
         self.context = context.get_admin_context()
 

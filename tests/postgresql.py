@@ -6,16 +6,12 @@ listening on 127.0.0.1 on a free port with trust authentication; stopped
 with ``pg_ctl stop`` on that cluster's own data directory.
 """
 
-import atexit
 import glob
 import os
 import pwd
-import shutil
-import socket
 import subprocess
-import tempfile
 
-import fixtures
+from tests import database_servers
 
 
 def _bin_dir():
@@ -23,30 +19,23 @@ def _bin_dir():
     return os.path.dirname(found[-1]) if found else None
 
 
-def available():
-    try:
-        import psycopg2  # noqa: F401
-    except ImportError:
-        return False
-    return _bin_dir() is not None
+class PostgreSQLServer(database_servers.DatabaseServer):
+    """A running cluster; ``url()`` makes a fresh database."""
 
+    kind = 'PostgreSQL'
+    install_hint = 'apt-get install postgresql; pip install psycopg2-binary'
+    url_template = 'postgresql+psycopg2://postgres@127.0.0.1:%(port)d/%(name)s'
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+    @classmethod
+    def available(cls):
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            return False
+        return _bin_dir() is not None
 
-
-class PostgreSQLServer(fixtures.Fixture):
-    """A running cluster; ``url(database)`` makes a fresh database."""
-
-    def _setUp(self):
+    def _start(self):
         self.bin = _bin_dir()
-        self.port = _free_port()
-        # Not under TMPDIR: test runners point it at private directories
-        # the postgres user cannot enter.
-        self.root = tempfile.mkdtemp(prefix='ironic-steps-pg-', dir='/tmp')
-        self.addCleanup(shutil.rmtree, self.root, True)
         self.data = os.path.join(self.root, 'data')
         self._as_owner = []
         if os.geteuid() == 0:
@@ -79,35 +68,11 @@ class PostgreSQLServer(fixtures.Fixture):
                        + list(args), check=True, capture_output=True,
                        cwd=self.root)
 
-    def url(self):
-        """A new empty database on this server, as a SQLAlchemy URL."""
-        self._databases += 1
-        name = 'ironic_steps_%d' % self._databases
+    def _create_database(self, name):
         self._run('createdb', '-h', '127.0.0.1', '-p', str(self.port), '-U',
                   'postgres', name)
-        return 'postgresql+psycopg2://postgres@127.0.0.1:%d/%s' % (
-            self.port, name)
 
 
-_shared = None
-
-
-def shared_server():
-    """One server per test process, stopped when the process exits."""
-    global _shared
-    if _shared is None:
-        server = PostgreSQLServer()
-        server.setUp()
-        atexit.register(server.cleanUp)
-        _shared = server
-    return _shared
-
-
-def require(test):
-    """Skip ``test`` where PostgreSQL is missing; in CI that is a failure."""
-    if available():
-        return
-    if os.environ.get('CI'):
-        test.fail('PostgreSQL and psycopg2 are required in CI (.ci/run '
-                  'installs the server, test-requirements the driver)')
-    test.skipTest('PostgreSQL is not installed (apt-get install postgresql)')
+available = PostgreSQLServer.available
+shared_server = PostgreSQLServer.shared
+require = PostgreSQLServer.require

@@ -7,6 +7,8 @@ Revises: None
 from alembic import op
 import sqlalchemy as sa
 
+from ironic_steps.db.sqlalchemy import mysql
+
 revision = '2c1f0b4d9e01'
 down_revision = None
 
@@ -14,8 +16,8 @@ down_revision = None
 def upgrade():
     op.create_table(
         'nodes',
-        sa.Column('created_at', sa.DateTime),
-        sa.Column('updated_at', sa.DateTime),
+        sa.Column('created_at', mysql.DateTime),
+        sa.Column('updated_at', mysql.DateTime),
         sa.Column('id', sa.Integer, primary_key=True),
         sa.Column('uuid', sa.String(36), nullable=False),
         sa.Column('name', sa.String(255), nullable=True),
@@ -24,19 +26,19 @@ def upgrade():
         sa.Column('instance_uuid', sa.String(36)),
         sa.Column('provision_state', sa.String(15), nullable=False),
         sa.Column('target_provision_state', sa.String(15)),
-        sa.Column('provision_updated_at', sa.DateTime),
+        sa.Column('provision_updated_at', mysql.DateTime),
         sa.Column('power_state', sa.String(15)),
         sa.Column('target_power_state', sa.String(15)),
         sa.Column('maintenance', sa.Boolean, nullable=False),
-        sa.Column('maintenance_reason', sa.Text),
-        sa.Column('last_error', sa.Text),
+        sa.Column('maintenance_reason', mysql.Text),
+        sa.Column('last_error', mysql.Text),
         sa.Column('reservation', sa.String(255)),
-        sa.Column('clean_step', sa.Text),
-        sa.Column('driver_info', sa.Text),
-        sa.Column('driver_internal_info', sa.Text),
-        sa.Column('instance_info', sa.Text),
-        sa.Column('properties', sa.Text),
-        sa.Column('extra', sa.Text),
+        sa.Column('clean_step', mysql.Text),
+        sa.Column('driver_info', mysql.Text),
+        sa.Column('driver_internal_info', mysql.Text),
+        sa.Column('instance_info', mysql.Text),
+        sa.Column('properties', mysql.Text),
+        sa.Column('extra', mysql.Text),
         sa.Column('bios_interface', sa.String(255)),
         sa.Column('boot_interface', sa.String(255)),
         sa.Column('deploy_interface', sa.String(255)),
@@ -46,6 +48,7 @@ def upgrade():
         sa.Column('vendor_interface', sa.String(255)),
         sa.UniqueConstraint('uuid', name='uniq_nodes0uuid'),
         sa.UniqueConstraint('name', name='uniq_nodes0name'),
+        **mysql.TABLE_OPTIONS,
     )
     op.create_index('nodes_provision_state_idx', 'nodes', ['provision_state'])
     op.create_index('nodes_reservation_idx', 'nodes', ['reservation'])

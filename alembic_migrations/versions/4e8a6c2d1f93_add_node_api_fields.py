@@ -12,6 +12,8 @@ Revises: 4f2a9c8e1b63
 from alembic import op
 import sqlalchemy as sa
 
+from ironic_steps.db.sqlalchemy import mysql
+
 revision = '4e8a6c2d1f93'
 down_revision = '4f2a9c8e1b63'
 
@@ -29,23 +31,23 @@ def upgrade():
         sa.Column('fault', sa.String(255)),
         sa.Column('console_enabled', sa.Boolean, nullable=False,
                   server_default=sa.false()),
-        sa.Column('inspection_started_at', sa.DateTime),
-        sa.Column('inspection_finished_at', sa.DateTime),
+        sa.Column('inspection_started_at', mysql.DateTime),
+        sa.Column('inspection_finished_at', mysql.DateTime),
         sa.Column('conductor_group', sa.String(255), nullable=False,
                   server_default=sa.text("''")),
         sa.Column('automated_clean', sa.Boolean),
         sa.Column('protected', sa.Boolean, nullable=False,
                   server_default=sa.false()),
-        sa.Column('protected_reason', sa.Text),
+        sa.Column('protected_reason', mysql.Text),
         sa.Column('owner', sa.String(255)),
         sa.Column('lessee', sa.String(255)),
-        sa.Column('description', sa.Text),
+        sa.Column('description', mysql.Text),
         sa.Column('retired', sa.Boolean, nullable=False,
                   server_default=sa.false()),
-        sa.Column('retired_reason', sa.Text),
-        sa.Column('raid_config', sa.Text),
-        sa.Column('target_raid_config', sa.Text),
-        sa.Column('network_data', sa.Text),
+        sa.Column('retired_reason', mysql.Text),
+        sa.Column('raid_config', mysql.Text),
+        sa.Column('target_raid_config', mysql.Text),
+        sa.Column('network_data', mysql.Text),
     ] + [sa.Column(name, sa.String(255)) for name in _NOOP_INTERFACES]
     for column in columns:
         op.add_column('nodes', column)

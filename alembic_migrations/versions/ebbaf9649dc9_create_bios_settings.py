@@ -11,6 +11,8 @@ Revises: 4e8a6c2d1f93
 from alembic import op
 import sqlalchemy as sa
 
+from ironic_steps.db.sqlalchemy import mysql
+
 revision = 'ebbaf9649dc9'
 down_revision = '4e8a6c2d1f93'
 
@@ -18,11 +20,12 @@ down_revision = '4e8a6c2d1f93'
 def upgrade():
     op.create_table(
         'bios_settings',
-        sa.Column('created_at', sa.DateTime),
-        sa.Column('updated_at', sa.DateTime),
+        sa.Column('created_at', mysql.DateTime),
+        sa.Column('updated_at', mysql.DateTime),
         sa.Column('node_id', sa.Integer,
                   sa.ForeignKey('nodes.id', ondelete='CASCADE'),
                   primary_key=True),
         sa.Column('name', sa.String(255), primary_key=True),
-        sa.Column('value', sa.Text),
+        sa.Column('value', mysql.Text),
+        **mysql.TABLE_OPTIONS,
     )

@@ -24,6 +24,7 @@ from ironic_steps.conf import CONF
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_traits
 from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
@@ -68,7 +69,11 @@ def configure(**kwargs):
 
 
 def get_engine():
-    return sqlite.tune(_get_facade().writer.get_engine())
+    return _tune(_get_facade().writer.get_engine())
+
+
+def _tune(engine):
+    return mysql.tune(sqlite.tune(engine))
 
 
 @contextlib.contextmanager
@@ -112,7 +117,8 @@ def _write_one():
 def _read_one():
     """A connection for one reading statement (see sqlite.one_statement)."""
     get_engine()
-    return _connected(sqlite.one_statement(_get_facade().reader.get_engine()))
+    return _connected(sqlite.one_statement(
+        _tune(_get_facade().reader.get_engine())))
 
 
 def retry_on_disconnect(fn):
@@ -405,7 +411,11 @@ class _NodeQueries:
         The lock is the conditional UPDATE itself: of two racing callers,
         the database lets exactly one change ``reservation`` from NULL.
         Where the database can return the updated row (SQLite, PostgreSQL)
-        that is the only statement.
+        that is the only statement.  Elsewhere (MySQL, MariaDB) the node is
+        read back in the same transaction, from the same server: the winner
+        reads the lock it holds, the loser (whose UPDATE waited for the
+        winner's commit) the node as the winner left it; never an older
+        copy, such as a replica behind the database would return.
 
         :raises NodeLocked: naming the current holder.
         :raises NodeNotFound:
@@ -420,7 +430,8 @@ class _NodeQueries:
             else:
                 taken = connection.execute(_TAKE_LOCK[key],
                                            params).rowcount == 1
-                node = None
+                node = connection.execute(
+                    _NODE_BY[key], {'ident': node_id}).one_or_none()
         if node is None:
             with _read_one() as connection:
                 node = connection.execute(

@@ -1,14 +1,19 @@
 """SQLAlchemy models: the tables, as the newest migration leaves them.
 
 A test compares these with the schema the alembic migrations build, so a
-change here without a migration (or the reverse) fails.
+change here without a migration (or the reverse) fails.  Times, text and
+table options are those of the ``mysql`` module, which make MySQL and
+MariaDB store what the other databases store.
 """
 
 import json
 
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import models
+from oslo_utils import timeutils
 from sqlalchemy import orm
+
+from ironic_steps.db.sqlalchemy import mysql
 
 #: Long enough for every provision and power state string.
 STATE_LENGTH = 15
@@ -17,7 +22,7 @@ STATE_LENGTH = 15
 class JSONEncoded(sa.types.TypeDecorator):
     """A JSON value stored as text, portable across SQLite/PostgreSQL/MySQL."""
 
-    impl = sa.Text
+    impl = mysql.Text
     cache_ok = True
 
     def process_bind_param(self, value, dialect):
@@ -27,8 +32,11 @@ class JSONEncoded(sa.types.TypeDecorator):
         return None if value is None else json.loads(value)
 
 
-class Base(models.TimestampMixin, models.ModelBase, orm.DeclarativeBase):
-    pass
+class Base(models.ModelBase, orm.DeclarativeBase):
+    # oslo.db's TimestampMixin, with microseconds on MySQL too.
+    created_at = sa.Column(mysql.DateTime, default=lambda: timeutils.utcnow())
+    updated_at = sa.Column(mysql.DateTime,
+                           onupdate=lambda: timeutils.utcnow())
 
 
 class Node(Base):
@@ -53,18 +61,18 @@ class Node(Base):
 
     provision_state = sa.Column(sa.String(STATE_LENGTH), nullable=False)
     target_provision_state = sa.Column(sa.String(STATE_LENGTH))
-    provision_updated_at = sa.Column(sa.DateTime)
+    provision_updated_at = sa.Column(mysql.DateTime)
     power_state = sa.Column(sa.String(STATE_LENGTH))
     target_power_state = sa.Column(sa.String(STATE_LENGTH))
     maintenance = sa.Column(sa.Boolean, nullable=False, default=False)
-    maintenance_reason = sa.Column(sa.Text)
-    last_error = sa.Column(sa.Text)
+    maintenance_reason = sa.Column(mysql.Text)
+    last_error = sa.Column(mysql.Text)
     reservation = sa.Column(sa.String(255))
     fault = sa.Column(sa.String(255))
     console_enabled = sa.Column(sa.Boolean, nullable=False, default=False,
                                 server_default=sa.false())
-    inspection_started_at = sa.Column(sa.DateTime)
-    inspection_finished_at = sa.Column(sa.DateTime)
+    inspection_started_at = sa.Column(mysql.DateTime)
+    inspection_finished_at = sa.Column(mysql.DateTime)
 
     # Who may use the node and how (API 1.46-1.66).
     conductor_group = sa.Column(sa.String(255), nullable=False, default='',
@@ -72,13 +80,13 @@ class Node(Base):
     automated_clean = sa.Column(sa.Boolean)
     protected = sa.Column(sa.Boolean, nullable=False, default=False,
                           server_default=sa.false())
-    protected_reason = sa.Column(sa.Text)
+    protected_reason = sa.Column(mysql.Text)
     owner = sa.Column(sa.String(255))
     lessee = sa.Column(sa.String(255))
-    description = sa.Column(sa.Text)
+    description = sa.Column(mysql.Text)
     retired = sa.Column(sa.Boolean, nullable=False, default=False,
                         server_default=sa.false())
-    retired_reason = sa.Column(sa.Text)
+    retired_reason = sa.Column(mysql.Text)
 
     clean_step = sa.Column(JSONEncoded)
     deploy_step = sa.Column(JSONEncoded)
@@ -180,4 +188,9 @@ class BIOSSetting(Base):
                                                   ondelete='CASCADE'),
                         primary_key=True)
     name = sa.Column(sa.String(255), primary_key=True)
-    value = sa.Column(sa.Text)
+    value = sa.Column(mysql.Text)
+
+
+# The same options on every table; only MySQL and MariaDB read them.
+for _table in Base.metadata.tables.values():
+    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)

@@ -1,6 +1,7 @@
 """The Node object: its version history and how it reads and writes nodes."""
 
 import datetime
+import threading
 
 import ddt
 from oslo_utils import timeutils
@@ -10,6 +11,7 @@ from oslo_versionedobjects import fixture as ovo_fixture
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.db import api as dbapi
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps import objects
 from ironic_steps.objects import base as objects_base
 from tests import base
@@ -206,6 +208,30 @@ class ReadWriteTest(base.TestCase):
         self.assertEqual(self.node.id, locked.id)
         self.assertEqual(set(), locked.obj_what_changed())
 
+    def test_of_two_racing_conductors_exactly_one_gets_the_lock(self):
+        barrier = threading.Barrier(2)
+        results = {}
+
+        def reserve(host):
+            barrier.wait()
+            try:
+                objects.Node.reserve(self.context, host, self.node.id)
+                results[host] = 'locked'
+            except exception.NodeLocked as exc:
+                results[host] = str(exc)
+
+        threads = [threading.Thread(target=reserve, args=(host,))
+                   for host in ('conductor-1', 'conductor-2')]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        winners = [host for host, result in results.items()
+                   if result == 'locked']
+        self.assertEqual(1, len(winners))
+        loser = ({'conductor-1', 'conductor-2'} - set(winners)).pop()
+        self.assertIn(winners[0], results[loser])
+
     def test_a_second_node_with_the_same_name_is_refused(self):
         exc = self.assertRaises(exception.DuplicateName, new_node,
                                 self.context, name='node-1')
@@ -227,6 +253,46 @@ class ReadWriteTest(base.TestCase):
         self.node.destroy()
         self.assertRaises(exception.NodeNotFound, objects.Node.get,
                           self.context, self.node.uuid)
+
+    def test_names_differing_only_in_case_are_two_nodes(self):
+        # On every database (MySQL's usual collations would make them one).
+        other = new_node(self.context, name='Node-1')
+        self.assertEqual(other.uuid,
+                         objects.Node.get(self.context, 'Node-1').uuid)
+        self.assertEqual(self.node.uuid,
+                         objects.Node.get(self.context, 'node-1').uuid)
+        self.assertRaises(exception.NodeNotFound, objects.Node.get,
+                          self.context, 'NODE-1')
+
+    def test_times_are_read_back_to_the_microsecond(self):
+        when = datetime.datetime(2030, 1, 2, 3, 4, 5, 678901)
+        timeutils.set_time_override(when)
+        self.addCleanup(timeutils.clear_time_override)
+        self.node.provision_updated_at = when
+        self.node.save()
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertEqual(when, timeutils.normalize_time(stored.updated_at))
+        self.assertEqual(stored.updated_at, self.node.updated_at)
+        self.assertEqual(when, timeutils.normalize_time(
+            stored.provision_updated_at))
+
+    def test_text_and_json_longer_than_64_kib_are_stored_whole(self):
+        long_text = 'x' * 70000
+        self.node.last_error = long_text
+        self.node.extra = {'long': long_text}
+        self.node.save()
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertEqual(long_text, stored.last_error)
+        self.assertEqual({'long': long_text}, stored.extra)
+
+    def test_any_unicode_text_is_stored(self):
+        # Beyond the Basic Multilingual Plane: four bytes in UTF-8.
+        self.node.description = 'r\u00e9serv\u00e9 \U0001F5A5'
+        self.node.owner = '\U0001F680 team'
+        self.node.save()
+        stored = objects.Node.get(self.context, self.node.uuid)
+        self.assertEqual('r\u00e9serv\u00e9 \U0001F5A5', stored.description)
+        self.assertEqual('\U0001F680 team', stored.owner)
 
 
 @ddt.ddt
@@ -329,7 +395,11 @@ class TraitsTest(base.TestCase):
         with base.SQLStatements() as recorded:
             node = objects.Node.get(self.context, self.node.uuid)
             reserved = objects.Node.reserve(self.context, 'c-1', node.id)
-        self.assertEqual(['SELECT', 'UPDATE'], recorded.verbs())
+        # Without UPDATE ... RETURNING (MySQL, MariaDB), the lock reads the
+        # node back in its transaction.
+        reads_back = ([] if sqlalchemy_api.get_engine().dialect.update_returning
+                      else ['SELECT'])
+        self.assertEqual(['SELECT', 'UPDATE'] + reads_back, recorded.verbs())
         with base.SQLStatements() as recorded:
             self.assertEqual(['CUSTOM_A', 'CUSTOM_B'], reserved.traits)
             self.assertEqual(['CUSTOM_A', 'CUSTOM_B'], reserved.traits)
@@ -392,6 +462,43 @@ class TraitsTest(base.TestCase):
             ['CUSTOM_A'])
         self.node.refresh()
         self.assertEqual(['CUSTOM_A'], self.node.traits)
+
+    def test_the_most_and_longest_traits_a_node_can_have_are_read_whole(
+            self):
+        # 50 of 255 characters: read as one aggregated string, which MySQL
+        # would cut at 1,024 bytes by default.
+        traits = ['CUSTOM_%02d_%s' % (i, 'T' * 245) for i in range(50)]
+        self.node.set_traits(traits)
+        row = objects.Node.get_row(self.context, 'node-1', with_traits=True)
+        self.assertEqual(sorted(traits), row.traits)
+
+    def test_conductors_replace_the_traits_of_many_nodes_at_once(self):
+        # On MySQL under REPEATABLE READ, such replacements deadlocked on
+        # the index gaps between the nodes.
+        nodes = [new_node(self.context, name='parallel-%d' % i)
+                 for i in range(16)]
+        errors = []
+        for traits in (['CUSTOM_A', 'CUSTOM_B'], ['CUSTOM_C'],
+                       ['CUSTOM_A', 'CUSTOM_D']):
+            barrier = threading.Barrier(len(nodes))
+
+            def replace(node, traits=traits, barrier=barrier):
+                barrier.wait()
+                try:
+                    node.set_traits(traits)
+                except Exception as exc:   # collected, asserted below
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=replace, args=(node,))
+                       for node in nodes]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        self.assertEqual([], errors)
+        self.assertEqual([['CUSTOM_A', 'CUSTOM_D']] * len(nodes), [
+            objects.Node.get(self.context, node.uuid).traits
+            for node in nodes])
 
     def test_deleting_a_node_deletes_its_traits(self):
         self.node.set_traits(['CUSTOM_A'])

@@ -25,6 +25,8 @@ from tests import postgresql
 class PrivatePostgreSQL(fixtures.Fixture):
     """A migrated database on a PostgreSQL server of its own."""
 
+    require = postgresql.PostgreSQLServer.require
+
     def _setUp(self):
         self.server = self.useFixture(postgresql.PostgreSQLServer())
         self.url = self.server.url()
@@ -55,7 +57,6 @@ class DatabaseOutageTest(base.ConductorTestCase):
     database = PrivatePostgreSQL
 
     def setUp(self):
-        postgresql.require(self)
         super().setUp()
         self.deploy_interface = GatedDeploy()
         self.useFixture(plugins.HardwarePlugin('gated',

@@ -6,7 +6,7 @@ from oslo_messaging import conffixture
 from ironic_steps.api import versions
 from ironic_steps.common import release_mappings
 from ironic_steps.common import states
-from ironic_steps.conductor import rpcapi
+from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
 from ironic_steps import objects
 from tests import base as tests_base
@@ -105,8 +105,6 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         self.config(rpc_response_timeout=10)
         self.useFixture(tests_base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
-        rpcapi._hash_ring().reset()
-        self.addCleanup(rpcapi._hash_ring().reset)
         self.make_client()
 
     def test_nodes_are_created_and_provided_through_their_conductor(self):
@@ -117,7 +115,7 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
 
     def test_power_raid_validate_and_conductor_go_through_the_ring(self):
         node = self.api_create(name='node-1')
-        owner = rpcapi._hash_ring().get_host(node['uuid'])
+        owner = registry.conductor_for(node['uuid'], node['driver'])
         self.assertEqual(owner, self.get('/v1/nodes/node-1').get_json()[
             'conductor'])
         self.assertEqual(202, self.put(

@@ -12,6 +12,7 @@ from oslo_messaging import conffixture
 
 from ironic_steps.common import states
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import registry
 from ironic_steps.conductor import rpcapi
 from ironic_steps import objects
 from ironic_steps.objects import base as objects_base
@@ -28,8 +29,6 @@ class RollingUpgradeTest(base.TestCase):
         self.config(rpc_response_timeout=10)
         self.conductors = self.useFixture(base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
-        rpcapi._hash_ring().reset()
-        self.addCleanup(rpcapi._hash_ring().reset)
         self.rpcapi = rpcapi.ConductorAPI()
         self._agent_tokens = {}
         self.useFixture(fixtures.MockPatchObject(
@@ -66,9 +65,9 @@ class RollingUpgradeTest(base.TestCase):
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertEqual('write_image', node.deploy_step['step'])
         # The conductor that started it goes away for its upgrade.
-        owner = rpcapi._hash_ring().get_host(node.uuid)
+        owner = registry.conductor_for(node.uuid, node.driver)
         self.conductors.stop(owner)
-        survivor = rpcapi._hash_ring().get_host(node.uuid)
+        survivor = registry.conductor_for(node.uuid, node.driver)
         self.assertNotEqual(owner, survivor)
         # The agent's heartbeat reaches the survivor, which resumes the
         # stored plan at the next step.

@@ -93,11 +93,14 @@ class HashRingManager:
     :param read_served: () -> {hostname: the hardware types it serves, or
         None if it registered none}, of the live conductors.
     :param clock: seconds, monotonic (injected by tests).
+    :param build: ``build(hostnames, partitions)`` -> a ring (injected by
+        tests, to count builds).
     """
 
-    def __init__(self, read_served, clock=time.monotonic):
+    def __init__(self, read_served, clock=time.monotonic, build=build_ring):
         self._read_served = read_served
         self._clock = clock
+        self._build = build
         self._lock = threading.Lock()
         self._placement = None
         self._built_at = None
@@ -107,7 +110,7 @@ class HashRingManager:
         key = (hostnames, partitions)
         ring = self._rings.pop(key, None)
         if ring is None:
-            ring = build_ring(hostnames, partitions)
+            ring = self._build(hostnames, partitions)
         self._rings[key] = ring   # now the most recently used
         while len(self._rings) > _MAX_KEPT_RINGS:
             del self._rings[next(iter(self._rings))]

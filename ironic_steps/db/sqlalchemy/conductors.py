@@ -39,11 +39,6 @@ def _interface_rows(conductor_id, hardware, now):
             for position, name in enumerate(names)]
 
 
-def _live(seen_after):
-    return sa.and_(_CONDUCTORS.c.online.is_(True),
-                   _CONDUCTORS.c.updated_at > seen_after)
-
-
 class ConductorQueries:
     """A mixin of the database API's ``Connection``, which provides
     ``read_one()``, ``write_one()`` and ``writer()``.  Conductor rows come
@@ -111,22 +106,17 @@ class ConductorQueries:
                             _NODES.c.reservation.is_not(None))))
             ).scalars())
 
-    def get_online_conductors(self, seen_after):
-        """Hostnames online with a heartbeat later than ``seen_after``."""
-        with self.read_one() as connection:
-            return sorted(connection.execute(
-                sa.select(_CONDUCTORS.c.hostname).where(
-                    _live(seen_after))).scalars())
-
     def get_online_conductor_hardware_types(self, seen_after):
         """{hostname: sorted hardware types it registered} of the
         conductors online with a heartbeat later than ``seen_after``, in
         one query; a conductor that registered none maps to []."""
-        query = (sa.select(_CONDUCTORS.c.hostname, _SERVED_TYPES.c.hardware_type)
+        query = (sa.select(_CONDUCTORS.c.hostname,
+                           _SERVED_TYPES.c.hardware_type)
                  .select_from(_CONDUCTORS.outerjoin(
                      _SERVED_TYPES,
                      _SERVED_TYPES.c.conductor_id == _CONDUCTORS.c.id))
-                 .where(_live(seen_after)))
+                 .where(_CONDUCTORS.c.online.is_(True),
+                        _CONDUCTORS.c.updated_at > seen_after))
         served = {}
         with self.read_one() as connection:
             for hostname, hardware_type in connection.execute(query):

@@ -63,10 +63,11 @@ class SpreadTest(base.TestCase):
         uuids = node_uuids(1000)
         before = hash_ring.build_ring(THREE, hash_ring.partitions())
         after = hash_ring.build_ring(THREE[:2], hash_ring.partitions())
-        moved = [u for u in uuids
-                 if hash_ring.host_on(before, u) != hash_ring.host_on(after, u)]
+        owners = [hash_ring.host_on(before, u) for u in uuids]
+        moved = [u for u, owner in zip(uuids, owners)
+                 if hash_ring.host_on(after, u) != owner]
         self.assertEqual(
-            [u for u in uuids if hash_ring.host_on(before, u) == THREE[2]],
+            [u for u, owner in zip(uuids, owners) if owner == THREE[2]],
             moved)
 
     def test_each_conductor_takes_2_to_the_exponent_places(self):

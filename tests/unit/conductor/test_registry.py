@@ -9,6 +9,7 @@ from tooz import hashring
 
 from ironic_steps.common import exception
 from ironic_steps.conductor import hash_ring
+from ironic_steps.conductor import manager
 from ironic_steps.conductor import registry
 from ironic_steps import objects
 from tests import base
@@ -79,6 +80,14 @@ class RegistryTest(base.TestCase):
                                 'conductor-1')
         self.assertIn('not-installed', str(exc))
         self.assertEqual([], registry.live_conductors().hostnames)
+
+    def test_a_conductor_that_would_serve_nothing_does_not_start(self):
+        self.config(enabled_hardware_types=['not-installed'])
+        conductor = manager.ConductorManager(host='conductor-1')
+        self.addCleanup(conductor.stop)
+        exc = self.assertRaises(exception.NoDriversLoaded, conductor.start,
+                                self.context)
+        self.assertIn('conductor-1', str(exc))
 
     def test_each_live_conductor_serves_what_it_registered(self):
         registry.register('conductor-1', FAKE)

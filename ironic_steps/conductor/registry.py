@@ -29,6 +29,7 @@ manager asks it for the dead conductors and frees their nodes itself.
 """
 
 import datetime
+import functools
 
 from oslo_utils import timeutils
 
@@ -95,25 +96,29 @@ def _served_by_live():
 
 class LiveConductors:
     """The live conductors and the hardware types each serves, as read at
-    one moment (one query, and the configuration only if a conductor
-    registered no hardware types)."""
+    one moment (one query; the configuration too, when what a conductor
+    that registered none serves is asked)."""
 
     def __init__(self, served):
         """:param served: {hostname: hardware types or None}."""
-        configured = None
-        if any(types is None for types in served.values()):
-            configured = driver_factory.enabled_hardware_types()
-        self._served = {host: tuple(configured if types is None else types)
-                        for host, types in served.items()}
+        self._as_read = served
         self._registered = frozenset(host for host, types in served.items()
                                      if types is not None)
 
+    @functools.cached_property
+    def _served(self):
+        configured = ()
+        if len(self._registered) < len(self._as_read):
+            configured = driver_factory.enabled_hardware_types()
+        return {host: tuple(configured if types is None else types)
+                for host, types in self._as_read.items()}
+
     @property
     def hostnames(self):
-        return sorted(self._served)
+        return sorted(self._as_read)
 
     def is_alive(self, hostname):
-        return hostname in self._served
+        return hostname in self._as_read
 
     def hardware_types(self):
         """The hardware types some live conductor serves, sorted."""

@@ -15,7 +15,7 @@ from tooz import hashring
 from ironic_steps.common import exception
 from ironic_steps.conductor import hash_ring
 from tests import base
-from tests.unit.conductor.test_step_polling import ManualClock
+from tests import clock
 
 THREE = ['conductor-1', 'conductor-2', 'conductor-3']
 #: No conductor may be further than this from its fair share.
@@ -87,7 +87,7 @@ class PlacementTest(base.TestCase):
     def setUp(self):
         super().setUp()
         self.served = {}
-        self.clock = ManualClock()
+        self.clock = clock.ManualClock()
         self.builds = []
         self.ring = hash_ring.HashRingManager(
             lambda: dict(self.served), clock=self.clock, build=self.build)

@@ -49,7 +49,8 @@ def cutoff(now=None):
 # --- a conductor's own registration ---------------------------------------
 
 def register(hostname, hardware=None):
-    """Say conductor ``hostname`` is online and serves ``hardware``.
+    """Say conductor ``hostname`` is online and serves ``hardware``; this
+    process's rings take it in at once.
 
     :param hardware: served hardware; None: what this process's
         configuration enables (see
@@ -72,7 +73,8 @@ def heartbeat(hostname):
 
 
 def unregister(hostname):
-    """Conductor ``hostname`` stopped: it leaves every ring at once."""
+    """Conductor ``hostname`` stopped: it is dead at once, and leaves
+    this process's rings at once (the others' at their next read)."""
     objects.Conductor.unregister(hostname)
     reset_ring()
 

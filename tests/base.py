@@ -24,6 +24,7 @@ from ironic_steps.common import context
 from ironic_steps.common import rpc
 from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import manager
+from ironic_steps.conductor import registry
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
 from ironic_steps.db import migration
@@ -246,4 +247,4 @@ class RPCConductors(fixtures.Fixture):
             server.stop()
             server.wait()
             self.managers.pop(host).stop()
-            rpcapi._hash_ring().reset()
+            registry.reset_ring()

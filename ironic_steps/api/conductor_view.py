@@ -1,11 +1,12 @@
 """What a conductor looks like in the API (from 1.49).
 
 A conductor shows its ``hostname``, ``conductor_group`` (always ``""``:
-ironic-steps does not group conductors), ``alive`` (see
-:mod:`ironic_steps.objects.conductor`) and, in detail, the ``drivers`` it
-serves (every enabled hardware type while it is alive) and its times.  The
-shared :mod:`view` machinery turns a :class:`objects.Conductor` into a
-body; a conductor is named by its hostname in URLs.
+ironic-steps does not group conductors), ``alive`` and, in detail, the
+``drivers`` it serves (the hardware types it registered, while it is
+alive) and its times; liveness and what a conductor serves are the
+conductor registry's answers (:mod:`ironic_steps.conductor.registry`).
+The shared :mod:`view` machinery turns a :class:`objects.Conductor` into
+a body; a conductor is named by its hostname in URLs.
 """
 
 from ironic_steps.api import versions as v
@@ -21,14 +22,16 @@ VIEW = view.View(
     'conductors', FIELDS, min_version=VERSION,
     list_fields=('hostname', 'conductor_group', 'alive'),
     times=('created_at', 'updated_at'),
-    computed=('conductor_group', 'drivers'), key='hostname')
+    computed=('conductor_group', 'alive', 'drivers'), key='hostname')
 
 
-def computer(drivers):
-    """The ``compute`` of conductor bodies, ``drivers`` being the enabled
-    hardware types (what a live conductor serves)."""
+def computer(live):
+    """The ``compute`` of conductor bodies, from the live conductors as
+    read once for the request (a registry ``LiveConductors``)."""
     def compute(conductor, field):
         if field == 'drivers':
-            return list(drivers) if conductor.alive else []
+            return live.drivers_of(conductor.hostname)
+        if field == 'alive':
+            return live.is_alive(conductor.hostname)
         return ''
     return compute

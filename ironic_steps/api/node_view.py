@@ -159,11 +159,13 @@ columns = VIEW.columns
 
 
 def computer(conductor_for):
-    """The ``compute`` of node bodies: ``conductor_for(node_uuid)`` -> the
-    host the hash ring gives the node to (or None); the other computed
-    fields are null."""
+    """The ``compute`` of node bodies: ``conductor_for(node_uuid,
+    driver)`` -> the host the hash ring gives the node to (or None); the
+    other computed fields are null."""
     def compute(node, field):
-        return conductor_for(node.uuid) if field == 'conductor' else None
+        if field == 'conductor':
+            return conductor_for(node.uuid, node.driver)
+        return None
     return compute
 
 

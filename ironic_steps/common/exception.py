@@ -295,3 +295,10 @@ class UnauthenticatedOnNetwork(IronicStepsException):
                 'http_basic, or set [api] allow_noauth_off_loopback = true '
                 'to accept that anyone who reaches the port administers '
                 'every node.')
+
+
+class NoDriversLoaded(IronicStepsException):
+    _msg_fmt = ('Conductor %(conductor)s cannot start: none of the enabled '
+                'hardware types (%(enabled)s) is installed and in the '
+                'pinned release, so it could serve no node. Check '
+                '[DEFAULT] enabled_hardware_types.')

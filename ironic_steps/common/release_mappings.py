@@ -50,6 +50,16 @@ RELEASE_MAPPING = collections.OrderedDict([
         'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.0'], 'BIOSSetting': ['1.0']},
     }),
+    # Conductors get a home: each registers the hardware types it serves
+    # (Conductor.hardware_types), which /v1/drivers and the hash ring
+    # read; the ring places each conductor 2 ** [conductor]
+    # hash_partition_exponent times.
+    ('0.5', {
+        'api': '1.69',
+        'rpc': '1.2',
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]
@@ -62,6 +72,13 @@ def pinned_release(conf):
     """The mapping entry of the pinned release, or None when unpinned."""
     name = conf.pin_release_version
     return RELEASE_MAPPING[name] if name else None
+
+
+def pinned_before(conf, release):
+    """Whether the services are pinned to a release older than
+    ``release`` (a name in :data:`RELEASES`); False when unpinned."""
+    pinned = conf.pin_release_version
+    return bool(pinned) and RELEASES.index(pinned) < RELEASES.index(release)
 
 
 def rpc_at_least(release, version):

@@ -2,7 +2,7 @@
 
 The conductors listen on one topic, each also as its own server (its
 ``[DEFAULT] host``); clients address a node's conductor by name (see
-:mod:`ironic_steps.conductor.hash_ring`).  Contexts travel as dicts and
+:mod:`ironic_steps.conductor.registry`).  Contexts travel as dicts and
 objects through the versioned-object serializer, so a pinned service sends
 what the pinned release understands.  Our exceptions are re-raised on the
 caller's side as themselves, so the API maps them to HTTP codes.

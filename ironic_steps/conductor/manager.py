@@ -24,11 +24,10 @@ from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
-from ironic_steps.conductor import hash_ring
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
-from ironic_steps.conductor import rpcapi
+from ironic_steps.conductor import registry
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -77,7 +76,6 @@ class ConductorManager:
         self._dbapi = db_api.get_instance()
         self._workers = None
         self._periodic = None
-        self._ring = None
         self._poller = None
         self._heart = None
         self._alive_hosts = None
@@ -90,8 +88,7 @@ class ConductorManager:
         self._stopping = False
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
-        objects.Conductor.register(self.host)
-        self._ring = hash_ring.HashRingManager()
+        registry.register(self.host)
         self._poller = step_polling.StepPoller(
             self._acquire, self._reserve_worker, self._owns)
         self._heart = Heart(self.host)
@@ -120,10 +117,11 @@ class ConductorManager:
         return [(spacing, _through_outages(task))
                 for spacing, task in periodic]
 
-    def _owns(self, node_uuid):
-        """Whether this conductor handles ``node_uuid`` (the hash ring)."""
+    def _owns(self, node_uuid, driver):
+        """Whether this conductor handles ``node_uuid``, whose hardware
+        type is ``driver`` (the registry's hash ring)."""
         try:
-            return self._ring.get_host(node_uuid) == self.host
+            return registry.conductor_for(node_uuid, driver) == self.host
         except exception.NoConductorOnline:
             return False
 
@@ -152,7 +150,7 @@ class ConductorManager:
         if self._workers is not None:
             self._workers.shutdown(wait=True)
         if self._workers is not None:
-            objects.Conductor.unregister(self.host)
+            registry.unregister(self.host)
 
     def _check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time."""
@@ -244,18 +242,17 @@ class ConductorManager:
             # Our own heartbeats failed lately (the database was out):
             # the others' may have too; give them time to show they live.
             return
-        for host in objects.Conductor.dead_hostnames_holding_locks():
+        for host in registry.dead_hosts_holding_locks():
             if host != self.host:
                 self._recover(context, dead_host=host,
                               why='stopped heartbeating')
-        alive = set(objects.Conductor.alive_hostnames())
+        alive = set(registry.live_conductors().hostnames)
         left = self._alive_hosts is not None and self._alive_hosts - alive
         self._alive_hosts = alive
         if left:
             LOG.warning('Conductors %s stopped heartbeating; taking over '
                         'their waiting nodes', ', '.join(sorted(left)))
-            self._ring.reset()
-            rpcapi.reset_hash_ring()
+            registry.reset_ring()
             self._adopt_agents(context)
 
     def _adopt_agents(self, context):
@@ -270,12 +267,12 @@ class ConductorManager:
         for state, waiting in flows.BY_WAIT_STATE.items():
             index_key = '%s_step_index' % waiting.flow.kind
             for row in objects.Node.list_fields(
-                    context, ('uuid', 'deploy_interface',
+                    context, ('uuid', 'driver', 'deploy_interface',
                               'driver_internal_info'),
                     filters={'provision_state': state}):
                 if (row.deploy_interface != fake_agent.SERVED_INTERFACE
                         or step_polling.is_polled(row)
-                        or not self._owns(row.uuid)):
+                        or not self._owns(row.uuid, row.driver)):
                     continue
                 agent.adopt(row.uuid, (row.driver_internal_info or {}).get(
                     index_key), waiting.flow.kind)
@@ -575,7 +572,7 @@ class Heart:
 
     def beat(self):
         try:
-            objects.Conductor.touch(self.host)
+            registry.heartbeat(self.host)
         except db_exc.DBConnectionError as exc:
             outage.DATABASE.failed(exc)
             self._steady_since = None

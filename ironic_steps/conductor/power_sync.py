@@ -47,7 +47,8 @@ class PowerStateSync:
 
     :param acquire: ``acquire(context, node_uuid, **kwargs)``, the
         conductor's task factory.
-    :param owns: ``owns(node_uuid)``, whether the node is this conductor's.
+    :param owns: ``owns(node_uuid, driver)``, whether the node is this
+        conductor's.
     """
 
     def __init__(self, acquire, owns):
@@ -59,7 +60,8 @@ class PowerStateSync:
                     context, _COLUMNS,
                     filters={'maintenance': False, 'reservation': None})
                 if row.provision_state in SYNCED_STATES
-                and _reads_hardware(row) and self._owns(row.uuid)]
+                and _reads_hardware(row)
+                and self._owns(row.uuid, row.driver)]
         if not rows:
             return 0
         with futurist.ThreadPoolExecutor(

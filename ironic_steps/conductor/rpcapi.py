@@ -3,8 +3,9 @@
 The API service (and the fake agent) reach conductors only through this
 class.  With ``[DEFAULT] rpc_transport = none`` (the embedded mode) calls go
 straight to the conductor manager in this process; with ``oslo`` they go
-through oslo.messaging to the conductor the hash ring assigns the node to,
-capped at the pinned release's RPC version during a rolling upgrade.
+through oslo.messaging to the conductor the conductor registry assigns
+the node to (a live one serving its driver), capped at the pinned
+release's RPC version during a rolling upgrade.
 
 Version history (bump on every change of a method or its arguments, and
 add the new version to ``common/release_mappings.py``):
@@ -21,41 +22,23 @@ add the new version to ``common/release_mappings.py``):
   keeps a node's initial ``available`` state (API < 1.11)
 """
 
-import threading
-
 import oslo_messaging as messaging
 from oslo_utils import versionutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.common import states
+from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
+from ironic_steps import objects
 
 _local_manager = None
-_ring = None
-_ring_lock = threading.Lock()
 
 
 def set_local_manager(manager):
     """Route calls to ``manager`` in this process (embedded mode)."""
     global _local_manager
     _local_manager = manager
-
-
-def _hash_ring():
-    global _ring
-    from ironic_steps.conductor import hash_ring
-    with _ring_lock:
-        if _ring is None:
-            _ring = hash_ring.HashRingManager()
-        return _ring
-
-
-def reset_hash_ring():
-    """Read the live conductors again at the next call (one left)."""
-    with _ring_lock:
-        if _ring is not None:
-            _ring.reset()
 
 
 class ConductorAPI:
@@ -99,21 +82,27 @@ class ConductorAPI:
                             version, release_mappings.RELEASE_MAPPING[
                                 name]['rpc'], same_major=True)))
 
-    def get_conductor_for(self, node_uuid):
-        """The conductor that handles ``node_uuid``; None if none is alive.
+    def get_conductor_for(self, node_uuid, driver):
+        """The conductor that handles ``node_uuid``, whose hardware type
+        is ``driver``; None if none is alive.
 
-        Embedded, this process's conductor; distributed, the hash ring's
+        Embedded, this process's conductor; distributed, the registry's
         choice, as :meth:`_call` routes.
         """
         if self._client is None:
             return _local_manager.host if _local_manager else None
         try:
-            return _hash_ring().get_host(node_uuid)
+            return registry.conductor_for(node_uuid, driver)
         except exception.NoConductorOnline:
             return None
 
-    def _call(self, context, method, version, route=None, **kwargs):
-        """Call ``method``; ``route`` (a node UUID) picks the conductor."""
+    def _call(self, context, method, version, route=None, driver=None,
+              **kwargs):
+        """Call ``method``; ``route`` (a node UUID, or a driver name for a
+        call about a driver) picks the conductor, among those serving
+        ``driver`` (read from the node when not given, and only if the
+        conductors do not all serve the same hardware types); with
+        neither, any conductor takes the call."""
         if self._client is None:
             if _local_manager is None:
                 raise exception.TemporaryFailure(
@@ -125,7 +114,9 @@ class ConductorAPI:
                 raise wrapped.exc_info[1] from None
         if route is not None:
             client = self._client.prepare(
-                server=_hash_ring().get_host(route), version=version)
+                server=registry.conductor_for(
+                    route, driver or _driver_reader(context, route)),
+                version=version)
         else:
             client = self._client.prepare(version=version)
         return client.call(context, method, **kwargs)
@@ -139,21 +130,28 @@ class ConductorAPI:
             self._check_can_send(version, 'Creating a node that starts '
                                           'available (API versions before '
                                           '1.11)')
-        return self._call(context, 'create_node', version, node_obj=node_obj)
+        # To a conductor that serves its driver; a node without a UUID yet
+        # gets one there.
+        route = (node_obj.uuid if node_obj.obj_attr_is_set('uuid')
+                 else node_obj.driver)
+        return self._call(context, 'create_node', version, route=route,
+                          driver=node_obj.driver, node_obj=node_obj)
 
     def update_node(self, context, node_obj, reset_interfaces=None):
         """:param reset_interfaces: None (as before 1.2: a new driver gets
             its default interfaces), or whether it does (Ironic's
             ``?reset_interfaces``; False keeps and checks them).
         """
+        # Routed by the driver it will have: a conductor that serves a
+        # new driver checks the node's interfaces against it.
+        route = {'route': node_obj.uuid, 'driver': node_obj.driver}
         if reset_interfaces is None or (
                 not reset_interfaces and not self.can_send_version('1.2')):
             return self._call(context, 'update_node', '1.0',
-                              route=node_obj.uuid, node_obj=node_obj)
+                              node_obj=node_obj, **route)
         self._check_can_send('1.2', 'reset_interfaces')
-        return self._call(context, 'update_node', '1.2', route=node_obj.uuid,
-                          node_obj=node_obj,
-                          reset_interfaces=reset_interfaces)
+        return self._call(context, 'update_node', '1.2', node_obj=node_obj,
+                          reset_interfaces=reset_interfaces, **route)
 
     def destroy_node(self, context, node_id):
         return self._call(context, 'destroy_node', '1.0', route=node_id,
@@ -244,4 +242,10 @@ class ConductorAPI:
     def get_driver_properties(self, context, driver_name):
         self._check_can_send('1.2', 'Showing the properties of a driver')
         return self._call(context, 'get_driver_properties', '1.2',
+                          route=driver_name, driver=driver_name,
                           driver_name=driver_name)
+
+
+def _driver_reader(context, node_uuid):
+    """Reads the hardware type of node ``node_uuid`` when called."""
+    return lambda: objects.Node.get_row(context, node_uuid).driver

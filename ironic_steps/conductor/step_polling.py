@@ -50,7 +50,7 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
-_COLUMNS = ('uuid', 'provision_state', 'driver_internal_info',
+_COLUMNS = ('uuid', 'driver', 'provision_state', 'driver_internal_info',
             'reservation')
 #: Looks per ``step_poll_interval``: how late a due check may start, as a
 #: fraction of the interval, against how often the waiting rows are read.
@@ -82,7 +82,8 @@ class StepPoller:
     :param acquire: ``acquire(context, node_uuid, **kwargs)``, the
         conductor's task factory (its locks carry the conductor's name).
     :param reserve_worker: claims a worker or raises NoFreeConductorWorker.
-    :param owns: ``owns(node_uuid)``, whether the node is this conductor's.
+    :param owns: ``owns(node_uuid, driver)``, whether the node is this
+        conductor's.
     :param clock: monotonic seconds; tests and benchmarks move it by hand.
     """
 
@@ -134,7 +135,7 @@ class StepPoller:
                     break
                 if (row.reservation is None
                         and row.uuid not in self._running
-                        and self._owns(row.uuid)
+                        and self._owns(row.uuid, row.driver)
                         and self._is_due(row, now)):
                     chosen.append(row)
         if chosen:

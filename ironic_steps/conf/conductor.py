@@ -57,6 +57,23 @@ opts = [
                default=15, min=0,
                help='Seconds a client keeps its view of the live '
                     'conductors before reading it again.'),
+    cfg.IntOpt('hash_partition_exponent',
+               default=10, min=1, max=16,
+               help='Each live conductor takes 2 to this power places on '
+                    'the hash ring that spreads nodes over the conductors. '
+                    'More places spread nodes more evenly: at 10, the '
+                    'share of each of three conductors was within 6.4 '
+                    'percent of a third in 40 sets of hostnames, and a '
+                    'thousand nodes spread as evenly as random chance '
+                    'allows; at 5 (tooz default, and the ring of releases '
+                    'before 0.5) it was up to 33 percent off. Places cost '
+                    'time when a ring is built, which happens only when a '
+                    'conductor comes or goes: about 2 ms per conductor at '
+                    '10, four times that at 12. Every API and conductor '
+                    'service must use the same value, or they disagree on '
+                    'which conductor handles a node; while pinned to a '
+                    'release before 0.5, 5 is used whatever this says. '
+                    'See benchmarks/README.md.'),
     cfg.FloatOpt('step_poll_interval',
                  default=10.0, min=0.05,
                  help='Seconds between two checks of one step that waits '

@@ -79,6 +79,21 @@ def enabled_hardware_types():
             and _in_pinned_release(_cached(HARDWARE_TYPES_NAMESPACE, name))]
 
 
+def served_hardware():
+    """What this process's conductor serves: {hardware type: {interface
+    type: (implementation, ...)}}, the default first, for each of
+    :func:`enabled_hardware_types` (*served hardware*, as the conductor
+    registry records it)."""
+    served = {}
+    for name in enabled_hardware_types():
+        hw_type = _cached(HARDWARE_TYPES_NAMESPACE, name)
+        served[name] = {
+            interface_type: hw_type.supported(interface_type)
+            for interface_type in base.ALL_INTERFACES
+            if hw_type.supported(interface_type)}
+    return served
+
+
 def _interface(interface_type, name):
     return _cached(INTERFACES_NAMESPACE % interface_type, name)
 

@@ -11,9 +11,9 @@ import uuid
 
 import fixtures
 import testtools
-from tooz import hashring
 
 from ironic_steps.common import release_mappings
+from ironic_steps.conductor import hash_ring
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
 from tests import postgresql
@@ -21,9 +21,15 @@ from tests import postgresql
 OLD, NEW = 'conductor-old', 'conductor-new'
 
 
-def uuids_owned_by(hosts, owner, count):
-    """Node UUIDs the hash ring gives to ``owner`` (as the services do)."""
-    ring = hashring.HashRing(hosts)
+#: Places per conductor on the ring of services pinned before 0.5 (and of
+#: releases before it), and of unpinned ones (the option's default).
+PINNED_PARTITIONS, PARTITIONS = 2 ** 5, 2 ** 10
+
+
+def uuids_owned_by(hosts, owner, count, partitions=PARTITIONS):
+    """Node UUIDs the hash ring gives to ``owner``, as services place them
+    (unpinned by default)."""
+    ring = hash_ring.build_ring(hosts, partitions)
     found = []
     while len(found) < count:
         candidate = str(uuid.uuid4())
@@ -91,9 +97,15 @@ class RollingUpgradeTest(testtools.TestCase):
         self.assertEqual('1.43', api.request('GET', '/v1')[1]['version'][
             'version'])
 
-        on_old = uuids_owned_by([OLD, NEW], OLD, 2)
-        on_new = uuids_owned_by([OLD, NEW], NEW, 2)
+        # The pinned API places nodes as the old release: tooz's ring.
+        on_old = uuids_owned_by([OLD, NEW], OLD, 2, PINNED_PARTITIONS)
+        on_new = uuids_owned_by([OLD, NEW], NEW, 2, PINNED_PARTITIONS)
         api.enrol_available(on_old + on_new)
+        # Pinned, it reads no registration: every live conductor serves
+        # what its own configuration enables in the old release.
+        self.assertEqual([('fake-hardware', [NEW, OLD])], [
+            (driver['name'], driver['hosts'])
+            for driver in api.request('GET', '/v1/drivers')[1]['drivers']])
 
         # Mixed phase: each node deploys the way its conductor is pinned.
         self.deploy(api, on_old + on_new)
@@ -119,6 +131,14 @@ class RollingUpgradeTest(testtools.TestCase):
         api = functional.RestClient(api_service.endpoint)
         self.assertEqual(release_mappings.RELEASE_MAPPING['master']['api'],
                          api.request('GET', '/v1')[1]['version']['version'])
+
+        # Unpinned, each conductor registered what it serves.
+        self.assertEqual(
+            [('fake-hardware', [NEW, OLD]), ('redfish', [NEW, OLD])],
+            [(driver['name'], driver['hosts']) for driver in api.request(
+                'GET', '/v1/drivers')[1]['drivers']])
+        self.assertEqual(['fake-hardware', 'redfish'], api.request(
+            'GET', '/v1/conductors/%s' % OLD)[1]['drivers'])
 
         # Now both conductors deploy with steps, old-pinned one included.
         later = (uuids_owned_by([OLD, NEW], OLD, 1)

@@ -1,8 +1,9 @@
 """/v1/conductors (API 1.49): the conductors, alive or dead.
 
-What a conductor shows is :mod:`conductor_view`'s; pages are sorted and
-followed by the shared :mod:`pagination` (markers are hostnames).  Below
-1.49 the endpoints do not exist (404, as in Ironic).
+What a conductor shows is :mod:`conductor_view`'s, whether it is alive
+and what it serves the conductor registry's; pages are sorted and followed
+by the shared :mod:`pagination` (markers are hostnames).  Below 1.49 the
+endpoints do not exist (404, as in Ironic).
 """
 
 import flask
@@ -13,7 +14,7 @@ from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
-from ironic_steps.drivers import driver_factory
+from ironic_steps.conductor import registry
 from ironic_steps import objects
 
 blueprint = flask.Blueprint('conductors', __name__,
@@ -31,7 +32,7 @@ def _check_version():
 
 
 def _compute():
-    return conductor_view.computer(driver_factory.enabled_hardware_types())
+    return conductor_view.computer(registry.live_conductors())
 
 
 @blueprint.get('')

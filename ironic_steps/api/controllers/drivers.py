@@ -1,10 +1,13 @@
-"""/v1/drivers: the enabled hardware types.
+"""/v1/drivers: the hardware types the live conductors serve.
 
 Every driver here is a hardware type (Ironic's ``dynamic`` drivers); there
-are no ``classic`` ones.  Every live conductor serves every enabled type,
-so the hosts of each are the live conductors.  A driver's properties (what
-its interfaces read from ``driver_info``) come from a conductor, which
-loads drivers; the API does not.
+are no ``classic`` ones.  A driver is listed when a live conductor serves
+it, its hosts are the live conductors that serve it and its interfaces
+those they registered: all the conductor registry's answers
+(:mod:`ironic_steps.conductor.registry`), so what the API process itself
+enables does not matter.  A driver's properties (what its interfaces read
+from ``driver_info``) come from a conductor that serves it, which loads
+drivers; the API does not.
 """
 
 import flask
@@ -14,9 +17,8 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
+from ironic_steps.conductor import registry
 from ironic_steps.drivers import base as drivers_base
-from ironic_steps.drivers import driver_factory
-from ironic_steps import objects
 
 blueprint = flask.Blueprint('drivers', __name__, url_prefix='/v1/drivers')
 
@@ -31,17 +33,21 @@ _INTERFACE_VERSIONS = {
 }
 
 
-def _enabled(name):
-    """:raises DriverNotFound: unless ``name`` is an enabled type."""
-    enabled = driver_factory.enabled_hardware_types()
-    if name not in enabled:
-        raise exception.DriverNotFound(driver_name=name,
-                                       enabled=', '.join(enabled))
+def _served(name):
+    """The live conductors, once checked that one serves ``name``.
+
+    :raises DriverNotFound: naming the served types, if none does.
+    """
+    live = registry.live_conductors()
+    if not live.hosts_serving(name):
+        raise exception.DriverNotFound(
+            driver_name=name, enabled=', '.join(live.hardware_types()))
+    return live
 
 
-def _driver(name, detail, base, hosts):
+def _driver(name, detail, base, live):
     version = flask.g.version
-    driver = {'name': name, 'hosts': hosts,
+    driver = {'name': name, 'hosts': live.hosts_serving(name),
               'links': responses.links('drivers', name, base=base)}
     if version >= _PROPERTIES_LINK_VERSION:
         driver['properties'] = responses.links('drivers', name,
@@ -50,14 +56,14 @@ def _driver(name, detail, base, hosts):
         return driver
     driver['type'] = 'dynamic'
     if detail:
-        hardware_type = driver_factory.hardware_type(name)
+        offered = live.interfaces_of(name)
         for interface in drivers_base.ALL_INTERFACES:
             if version < _INTERFACE_VERSIONS.get(interface, _DYNAMIC_VERSION):
                 continue
+            names = list(offered.get(interface, ()))
             driver['default_%s_interface' % interface] = (
-                hardware_type.default(interface))
-            driver['enabled_%s_interfaces' % interface] = list(
-                hardware_type.supported(interface))
+                names[0] if names else None)
+            driver['enabled_%s_interfaces' % interface] = names
     return driver
 
 
@@ -71,23 +77,19 @@ def list_drivers():
         raise exception.InvalidParameterValue(
             err="type must be 'dynamic' or 'classic', got %r" % driver_type)
     detail = bool(query.boolean(args, 'detail'))
-    names = ([] if driver_type == 'classic'
-             else driver_factory.enabled_hardware_types())
+    live = registry.live_conductors()
+    names = [] if driver_type == 'classic' else live.hardware_types()
     base = responses.public_url()
-    hosts = objects.Conductor.alive_hostnames()
     return responses.json_response(
-        {'drivers': [_driver(name, detail, base, hosts)
-                     for name in names]})
+        {'drivers': [_driver(name, detail, base, live) for name in names]})
 
 
 @blueprint.get('/<name>')
 def show(name):
     policy.authorize('baremetal:driver:get', flask.g.context)
     query.check_known(flask.request.args, ())
-    _enabled(name)
     return responses.json_response(
-        _driver(name, True, responses.public_url(),
-                objects.Conductor.alive_hostnames()))
+        _driver(name, True, responses.public_url(), _served(name)))
 
 
 @blueprint.get('/<name>/properties')
@@ -95,6 +97,6 @@ def properties(name):
     """{property: description} of what the driver reads from driver_info."""
     policy.authorize('baremetal:driver:get_properties', flask.g.context)
     query.check_known(flask.request.args, ())
-    _enabled(name)
+    _served(name)
     return responses.json_response(
         flask.g.rpcapi.get_driver_properties(flask.g.context, name))

@@ -113,12 +113,13 @@ def _list(detail_path):
         page, lambda uuid: objects.Node.get_by_uuid(context, uuid), 'node')
     shown = fields or node_view.visible_fields(version)
     nodes = objects.Node.list_fields(
-        context, node_view.columns(shown) + ('uuid',), filters=filters,
-        limit=page.limit, marker=marker, sort_key=page.sort_key,
-        sort_dir=page.sort_dir)
+        context, node_view.columns(shown) + ('uuid', 'driver'),
+        filters=filters, limit=page.limit, marker=marker,
+        sort_key=page.sort_key, sort_dir=page.sort_dir)
+    conductor_for = flask.g.rpcapi.get_conductor_for
     matching = nodes if conductor is None else [
         node for node in nodes
-        if flask.g.rpcapi.get_conductor_for(node.uuid) == conductor]
+        if conductor_for(node.uuid, node.driver) == conductor]
     base = responses.public_url()
     path = '/v1/nodes/detail' if detail_path else '/v1/nodes'
     # The page read decides whether there is a next one, whatever the

@@ -22,6 +22,7 @@ from oslo_utils import uuidutils
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.db.sqlalchemy import bios_settings
+from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import mysql
@@ -156,13 +157,10 @@ def get_backend():
 
 
 _NODES = models.Node.__table__
-_CONDUCTORS = models.Conductor.__table__
 
 #: Nodes sort on any column but the JSON ones, as in Ironic.
 _SORT_KEYS = frozenset(column.name for column in _NODES.c
                        if not isinstance(column.type, models.JSONEncoded))
-_CONDUCTOR_SORT_KEYS = frozenset(['id', 'hostname', 'created_at',
-                                  'updated_at'])
 # Taking or dropping a lock is not a change of the node: keep updated_at
 # instead of letting the column's onupdate default bump it.
 _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
@@ -465,89 +463,10 @@ class _NodeQueries:
         return uuids
 
 
-class _ConductorQueries:
-    """Queries on conductors: registration and liveness."""
-
-    def register_conductor(self, hostname):
-        """Mark ``hostname`` online now, creating its row if needed."""
-        now = timeutils.utcnow()
-        with _writer() as connection:
-            result = connection.execute(
-                sa.update(_CONDUCTORS)
-                .where(_CONDUCTORS.c.hostname == hostname)
-                .values(online=True, updated_at=now))
-            if result.rowcount == 0:
-                connection.execute(sa.insert(_CONDUCTORS).values(
-                    hostname=hostname, online=True, updated_at=now))
-
-    def touch_conductor(self, hostname):
-        with _write_one() as connection:
-            connection.execute(
-                sa.update(_CONDUCTORS)
-                .where(_CONDUCTORS.c.hostname == hostname)
-                .values(online=True, updated_at=timeutils.utcnow()))
-
-    def unregister_conductor(self, hostname):
-        with _write_one() as connection:
-            connection.execute(
-                sa.update(_CONDUCTORS)
-                .where(_CONDUCTORS.c.hostname == hostname)
-                .values(online=False))
-
-    def get_dead_conductors(self, seen_before):
-        """Hostnames that went offline or last heartbeat before a time.
-
-        Only conductors still holding node locks matter to the caller, so
-        only those are returned.
-        """
-        with _read_one() as connection:
-            return sorted(connection.execute(
-                sa.select(_CONDUCTORS.c.hostname).where(
-                    sa.or_(_CONDUCTORS.c.online.is_(False),
-                           _CONDUCTORS.c.updated_at < seen_before),
-                    _CONDUCTORS.c.hostname.in_(
-                        sa.select(_NODES.c.reservation).where(
-                            _NODES.c.reservation.is_not(None))))
-            ).scalars())
-
-    def get_online_conductors(self, seen_after):
-        """Hostnames online with a heartbeat later than ``seen_after``."""
-        with _read_one() as connection:
-            return sorted(connection.execute(
-                sa.select(_CONDUCTORS.c.hostname).where(
-                    _CONDUCTORS.c.online.is_(True),
-                    _CONDUCTORS.c.updated_at > seen_after)).scalars())
-
-    def get_conductor(self, hostname):
-        """The row of the conductor called ``hostname``, alive or not.
-
-        :raises ConductorNotFound:
-        """
-        with _read_one() as connection:
-            row = connection.execute(sa.select(_CONDUCTORS).where(
-                _CONDUCTORS.c.hostname == hostname)).one_or_none()
-        if row is None:
-            raise exception.ConductorNotFound(conductor=hostname)
-        return row
-
-    def get_conductor_list(self, limit=None, marker=None, sort_key='id',
-                           sort_dir='asc'):
-        """Every conductor ever registered, alive or not, one page of them.
-
-        :param marker: the conductor (a row or object) the previous page
-            ended with.
-        """
-        query = paging.page(sa.select(_CONDUCTORS), _CONDUCTORS,
-                            _CONDUCTOR_SORT_KEYS, 'conductors', limit=limit,
-                            marker=marker, sort_key=sort_key,
-                            sort_dir=sort_dir)
-        with _read_one() as connection:
-            return connection.execute(query).all()
-
-
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
-                 deploy_templates.DeployTemplateQueries, _ConductorQueries):
+                 deploy_templates.DeployTemplateQueries,
+                 conductors.ConductorQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

@@ -126,6 +126,28 @@ class Conductor(Base):
     online = sa.Column(sa.Boolean, nullable=False, default=True)
 
 
+class ConductorHardwareInterface(Base):
+    """An interface implementation a conductor offers for a hardware type.
+
+    What a conductor registered at start: one row per (conductor, hardware
+    type, interface type, implementation), ``is_default`` marking the one
+    a node gets when it names none.  The hardware types a conductor serves
+    are those of its rows; a conductor without rows registered none (it
+    runs, or is pinned to, a release before 0.5).  The rows go with their
+    conductor (ON DELETE CASCADE).
+    """
+
+    __tablename__ = 'conductor_hardware_interfaces'
+
+    conductor_id = sa.Column(sa.Integer, sa.ForeignKey('conductors.id',
+                                                       ondelete='CASCADE'),
+                             primary_key=True)
+    hardware_type = sa.Column(sa.String(255), primary_key=True)
+    interface_type = sa.Column(sa.String(16), primary_key=True)
+    interface_name = sa.Column(sa.String(255), primary_key=True)
+    is_default = sa.Column(sa.Boolean, nullable=False)
+
+
 class NodeTrait(Base):
     """A trait of a node: a capability its deployments may ask for.
 

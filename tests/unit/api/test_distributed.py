@@ -6,11 +6,12 @@ from oslo_messaging import conffixture
 from ironic_steps.api import versions
 from ironic_steps.common import release_mappings
 from ironic_steps.common import states
-from ironic_steps.conductor import rpcapi
+from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
 from ironic_steps import objects
 from tests import base as tests_base
 from tests.unit.api import base
+from tests.unit.conductor import test_hash_ring
 
 
 class PinnedApiTest(base.ApiTestCase):
@@ -105,8 +106,6 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         self.config(rpc_response_timeout=10)
         self.useFixture(tests_base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
-        rpcapi._hash_ring().reset()
-        self.addCleanup(rpcapi._hash_ring().reset)
         self.make_client()
 
     def test_nodes_are_created_and_provided_through_their_conductor(self):
@@ -117,7 +116,7 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
 
     def test_power_raid_validate_and_conductor_go_through_the_ring(self):
         node = self.api_create(name='node-1')
-        owner = rpcapi._hash_ring().get_host(node['uuid'])
+        owner = registry.conductor_for(node['uuid'], node['driver'])
         self.assertEqual(owner, self.get('/v1/nodes/node-1').get_json()[
             'conductor'])
         self.assertEqual(202, self.put(
@@ -141,6 +140,65 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         response = self.post('/v1/nodes', json={'driver': 'no-such-driver'})
         message = self.assertError(response, 400, 'no-such-driver')
         self.assertNotIn('Traceback', message)
+
+
+class ConductorsServingDifferentTypesTest(base.ApiTestMixin,
+                                          tests_base.TestCase):
+    """conductor-b serves fake-hardware and redfish; conductor-a, alive,
+    registered fake-hardware only and answers no call at all (it has no
+    RPC server), so a redfish request routed to it would time out."""
+
+    wait_for_state = tests_base.ConductorTestCase.wait_for_state
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(conffixture.ConfFixture(CONF,
+                                                transport_url='fake:/'))
+        self.config(rpc_transport='oslo')
+        self.config(rpc_response_timeout=3)
+        self.useFixture(tests_base.RPCConductors(self.context,
+                                                 ['conductor-b']))
+        registry.register('conductor-a', {
+            'fake-hardware': {'deploy': ('fake',)}})
+        self.make_client()
+
+    def create_redfish(self, **fields):
+        return self.api_create(driver='redfish', driver_info={
+            'redfish_address': 'http://127.0.0.1:9'}, **fields)
+
+    def test_every_redfish_request_reaches_the_conductor_serving_it(self):
+        nodes = [self.create_redfish(name='rf-%d' % index)
+                 for index in range(4)]
+        nodes.append(self.create_redfish(
+            uuid='0f8c5e5e-8a7b-4e0c-9f3e-2a4b6c8d0e1f'))
+        for node in nodes:
+            self.assertEqual('conductor-b', self.get(
+                '/v1/nodes/%s' % node['uuid']).get_json()['conductor'])
+            self.assertEqual(200, self.get(
+                '/v1/nodes/%s/validate' % node['uuid']).status_code)
+            patched = self.patch('/v1/nodes/%s' % node['uuid'], json=[
+                {'op': 'add', 'path': '/extra/rack', 'value': 'r1'}])
+            self.assertEqual(200, patched.status_code, patched.data)
+        self.assertEqual([], self.get(
+            '/v1/nodes?conductor=conductor-a').get_json()['nodes'])
+        properties = self.get('/v1/drivers/redfish/properties').get_json()
+        self.assertIn('redfish_address', properties)
+
+    def test_fake_hardware_nodes_spread_over_both(self):
+        conductors = {registry.conductor_for(uuid, 'fake-hardware')
+                      for uuid in test_hash_ring.node_uuids(50)}
+        self.assertEqual({'conductor-a', 'conductor-b'}, conductors)
+
+    def test_the_api_shows_what_each_conductor_serves(self):
+        drivers = self.get('/v1/drivers').get_json()['drivers']
+        self.assertEqual(
+            [('fake-hardware', ['conductor-a', 'conductor-b']),
+             ('redfish', ['conductor-b'])],
+            [(d['name'], d['hosts']) for d in drivers])
+        self.assertEqual(['fake-hardware'], self.get(
+            '/v1/conductors/conductor-a').get_json()['drivers'])
+        self.assertEqual(['fake-hardware', 'redfish'], self.get(
+            '/v1/conductors/conductor-b').get_json()['drivers'])
 
 
 @ddt.ddt

@@ -83,6 +83,6 @@ class PowerSyncTest(tests_base.ConductorTestCase):
     def test_only_the_owner_syncs(self):
         node = self.node()
         not_mine = power_sync.PowerStateSync(self.manager._acquire,
-                                             lambda uuid: False)
+                                             lambda uuid, driver: False)
         self.assertEqual(0, not_mine.run(self.context))
         self.assertEqual(states.POWER_ON, self.power_state(node))

@@ -9,9 +9,12 @@ driver; the database is a real SQLite file.
 import fixtures
 import oslo_messaging as messaging
 from oslo_messaging import conffixture
+from tooz import hashring
 
 from ironic_steps.common import states
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import hash_ring
+from ironic_steps.conductor import registry
 from ironic_steps.conductor import rpcapi
 from ironic_steps import objects
 from ironic_steps.objects import base as objects_base
@@ -28,8 +31,6 @@ class RollingUpgradeTest(base.TestCase):
         self.config(rpc_response_timeout=10)
         self.conductors = self.useFixture(base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
-        rpcapi._hash_ring().reset()
-        self.addCleanup(rpcapi._hash_ring().reset)
         self.rpcapi = rpcapi.ConductorAPI()
         self._agent_tokens = {}
         self.useFixture(fixtures.MockPatchObject(
@@ -66,9 +67,9 @@ class RollingUpgradeTest(base.TestCase):
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         self.assertEqual('write_image', node.deploy_step['step'])
         # The conductor that started it goes away for its upgrade.
-        owner = rpcapi._hash_ring().get_host(node.uuid)
+        owner = registry.conductor_for(node.uuid, node.driver)
         self.conductors.stop(owner)
-        survivor = rpcapi._hash_ring().get_host(node.uuid)
+        survivor = registry.conductor_for(node.uuid, node.driver)
         self.assertNotEqual(owner, survivor)
         # The agent's heartbeat reaches the survivor, which resumes the
         # stored plan at the next step.
@@ -172,6 +173,38 @@ class RollingUpgradeTest(base.TestCase):
         self.assertEqual({'LogicalProc': 'Enabled'}, {
             s.name: s.value for s in objects.BIOSSetting.list_by_node(
                 self.context, node.id)})
+
+    def test_pinned_to_0_4_conductors_record_no_hardware_and_place_as_0_4(
+            self):
+        # Given the services pinned to 0.4, and a conductor started then
+        self.config(pin_release_version='0.4')
+        self.useFixture(base.RPCConductors(self.context, ['conductor-c']))
+        hosts = ['conductor-a', 'conductor-b', 'conductor-c']
+        # Then it recorded no hardware types, as a 0.4 conductor
+        self.assertIsNone(objects.Conductor.get_by_hostname(
+            self.context, 'conductor-c').hardware_types)
+        # and nodes are placed on tooz's default ring of every live
+        # conductor, exactly as 0.4 placed them, and deploy there
+        old_ring = hashring.HashRing(hosts)
+        nodes = [self.available_node(name='n-%d' % index)
+                 for index in range(3)]
+        for node in nodes:
+            self.assertEqual(hash_ring.host_on(old_ring, node.uuid),
+                             self.rpcapi.get_conductor_for(node.uuid,
+                                                           node.driver))
+            self.rpcapi.do_node_deploy(self.context, node.uuid)
+            self.agent_heartbeat(self.wait_for_state(node,
+                                                     states.DEPLOYWAIT))
+            self.wait_for_state(node, states.ACTIVE)
+        # Unpinned, the new ring places them (conductor-c, which recorded
+        # nothing, in every driver's ring).
+        self.config(pin_release_version=None)
+        registry.reset_ring()
+        new_ring = hash_ring.build_ring(hosts, 1024)
+        self.assertEqual(
+            [hash_ring.host_on(new_ring, node.uuid) for node in nodes],
+            [self.rpcapi.get_conductor_for(node.uuid, node.driver)
+             for node in nodes])
 
     def test_remote_errors_come_back_as_ours(self):
         node = self.create_node()

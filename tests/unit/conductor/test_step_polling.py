@@ -9,6 +9,7 @@ from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conductor import registry
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import task_manager
@@ -298,7 +299,7 @@ class PolledStepsTest(tests_base.ConductorTestCase):
         self.bmc.answer = base.DONE
         not_mine = step_polling.StepPoller(self.manager._acquire,
                                            self.manager._reserve_worker,
-                                           owns=lambda uuid: False)
+                                           owns=lambda uuid, driver: False)
         not_mine.run(self.context)
         self.assertEqual(0, not_mine.running())
         self.assertEqual([], self.bmc.checks)
@@ -389,8 +390,6 @@ class TwoConductorsTest(tests_base.TestCase):
         self.config(enabled_hardware_types=['fake-hardware', 'polled'])
         self.conductors = self.useFixture(tests_base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
-        rpcapi._hash_ring().reset()
-        self.addCleanup(rpcapi._hash_ring().reset)
         self.rpcapi = rpcapi.ConductorAPI()
 
     def test_only_the_owner_checks_each_node(self):
@@ -404,7 +403,7 @@ class TwoConductorsTest(tests_base.TestCase):
                 self.wait_for_state(node, state)
             self.rpcapi.do_node_deploy(self.context, node.uuid)
             nodes.append(self.wait_for_state(node, states.DEPLOYWAIT))
-        owners = {node.uuid: rpcapi._hash_ring().get_host(node.uuid)
+        owners = {node.uuid: registry.conductor_for(node.uuid, node.driver)
                   for node in nodes}
         self.assertEqual({'conductor-a', 'conductor-b'},
                          set(owners.values()))

@@ -81,8 +81,6 @@ class NodeTraitsOverMessagingTest(base.TestCase):
         self.config(rpc_transport='oslo')
         self.config(rpc_response_timeout=10)
         self.useFixture(base.RPCConductors(self.context, ['conductor-a']))
-        rpcapi._hash_ring().reset()
-        self.addCleanup(rpcapi._hash_ring().reset)
         self.rpcapi = rpcapi.ConductorAPI()
 
     def test_traits_change_and_refusals_keep_their_class(self):

@@ -27,10 +27,11 @@ CREATE_CONDUCTORS = '9d4c1e7a2b35'
 CREATE_TRAITS_AND_TEMPLATES = '4f2a9c8e1b63'
 ADD_NODE_API_FIELDS = '4e8a6c2d1f93'
 CREATE_BIOS_SETTINGS = 'ebbaf9649dc9'
+CREATE_CONDUCTOR_HARDWARE_INTERFACES = 'f8cd5fbcbc5e'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
-             CREATE_BIOS_SETTINGS]
+             CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -129,6 +130,36 @@ class MigrationWalkTest(base.TestCase):
         value, = [column for column in inspector.get_columns('bios_settings')
                   if column['name'] == 'value']
         self.assertTrue(value['nullable'])
+
+    def test_conductor_hardware_interfaces_come_with_their_revision(self):
+        # Given a database at the previous head with a conductor of 0.4
+        migration.upgrade(CREATE_BIOS_SETTINGS)
+        engine = sqlalchemy_api.get_engine()
+        self.assertNotIn('conductor_hardware_interfaces',
+                         sa.inspect(engine).get_table_names())
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO conductors (hostname, online) "
+                "VALUES ('old-conductor', 1)"))
+        # When the revision runs
+        migration.upgrade(CREATE_CONDUCTOR_HARDWARE_INTERFACES)
+        # Then the table is keyed by conductor, type, interface and name,
+        # its rows go with their conductor, and the old conductor has
+        # none (it registered nothing)
+        inspector = sa.inspect(engine)
+        self.assertEqual(
+            ['conductor_id', 'hardware_type', 'interface_type',
+             'interface_name'],
+            inspector.get_pk_constraint(
+                'conductor_hardware_interfaces')['constrained_columns'])
+        [foreign_key] = inspector.get_foreign_keys(
+            'conductor_hardware_interfaces')
+        self.assertEqual('conductors', foreign_key['referred_table'])
+        self.assertEqual('CASCADE', foreign_key['options']['ondelete'])
+        with engine.connect() as connection:
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM conductor_hardware_interfaces')
+            ).scalar_one())
 
     def test_the_revisions_are_one_line(self):
         self.assertEqual(REVISIONS, migration.pending())

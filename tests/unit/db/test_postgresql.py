@@ -5,6 +5,7 @@ from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
 from tests.unit.objects import test_bios_setting
+from tests.unit.objects import test_conductor
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
 
@@ -58,5 +59,12 @@ class DeployTemplatesOnPostgreSQLTest(
 class BIOSSettingsOnPostgreSQLTest(test_bios_setting.BIOSSettingTest):
     """The BIOS settings cache: replacements in one transaction, changed
     rows only, cascades with the node, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class ConductorsOnPostgreSQLTest(test_conductor.ConductorTest):
+    """Conductors and the hardware they registered: replaced in one
+    transaction, read live or by page, on PostgreSQL."""
 
     database = base.PostgreSQLDatabase

@@ -22,7 +22,7 @@ from tests import base
 # printed by this test's failure.
 EXPECTED_FINGERPRINTS = {
     'BIOSSetting': '1.0-79c37501a4c12e087d933099cf108d50',
-    'Conductor': '1.0-41e2e6c77bcd31af6fa76feabe1d94be',
+    'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
     'Node': '1.2-e7fcd22c2f07fe172d0024c2ce06f8e0',
 }

@@ -14,6 +14,8 @@ Revises: ebbaf9649dc9
 from alembic import op
 import sqlalchemy as sa
 
+from ironic_steps.db.sqlalchemy import mysql
+
 revision = 'f8cd5fbcbc5e'
 down_revision = 'ebbaf9649dc9'
 
@@ -21,8 +23,8 @@ down_revision = 'ebbaf9649dc9'
 def upgrade():
     op.create_table(
         'conductor_hardware_interfaces',
-        sa.Column('created_at', sa.DateTime),
-        sa.Column('updated_at', sa.DateTime),
+        sa.Column('created_at', mysql.DateTime),
+        sa.Column('updated_at', mysql.DateTime),
         sa.Column('conductor_id', sa.Integer,
                   sa.ForeignKey('conductors.id', ondelete='CASCADE'),
                   primary_key=True),
@@ -30,4 +32,5 @@ def upgrade():
         sa.Column('interface_type', sa.String(16), primary_key=True),
         sa.Column('interface_name', sa.String(255), primary_key=True),
         sa.Column('is_default', sa.Boolean, nullable=False),
+        **mysql.TABLE_OPTIONS,
     )

@@ -24,6 +24,14 @@ and nothing else, is counted (``[conductor] sync_power_state_interval`` is
 0 so the power sync adds none).  Afterwards every node must show what it
 was asked for on its BMC (BIOS attributes, both volumes; the ISO inserted).
 
+``--systems ironic-steps,ironic``: each node count and variant runs on
+ironic-steps, then on OpenStack Ironic 39 (``~/ironic-anchor/venv``,
+``ironic-redfish.conf``, started and stopped by PID through
+``/work/shared/bench/start_ironic_anchor.sh``), each on fresh emulators;
+the template's steps then run before ``deploy.deploy`` on both (see
+``STEPS_BEFORE_DEPLOY``) and the ratios are printed.  README.md, "Ironic
+39's redfish against the same emulator", says what else differs.
+
 ``--poller``: the poller's own cost, in-process (the way
 ``conductor_throughput.py`` runs a conductor): a started ConductorManager
 on a fresh SQLite file, ``--poller-nodes`` redfish nodes deployed with the

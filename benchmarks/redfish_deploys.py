@@ -24,6 +24,14 @@ and nothing else, is counted (``[conductor] sync_power_state_interval`` is
 0 so the power sync adds none).  Afterwards every node must show what it
 was asked for on its BMC (BIOS attributes, both volumes; the ISO inserted).
 
+``--systems ironic-steps,ironic``: each node count and variant runs on
+ironic-steps, then on OpenStack Ironic 39 (``~/ironic-anchor/venv``,
+``ironic-redfish.conf``, started and stopped by PID through
+``/work/shared/bench/start_ironic_anchor.sh``), each on fresh emulators;
+the template's steps then run before ``deploy.deploy`` on both (see
+``STEPS_BEFORE_DEPLOY``) and the ratios are printed.  README.md, "Ironic
+39's redfish against the same emulator", says what else differs.
+
 ``--poller``: the poller's own cost, in-process (the way
 ``conductor_throughput.py`` runs a conductor): a started ConductorManager
 on a fresh SQLite file, ``--poller-nodes`` redfish nodes deployed with the
@@ -77,6 +85,15 @@ STEPS = [{'interface': 'bios', 'step': 'apply_configuration', 'priority': 95,
           'args': {'raid_config': RAID_LAYOUT}}]
 VARIANTS = ('plain', 'template')
 WAITING_FOR_RAID = 'check_volumes'
+SYSTEMS = (cwi.OURS, 'ironic')
+IRONIC_CONF = os.path.join(HERE, 'ironic-redfish.conf')
+# Ironic boots "the agent" from this ISO whenever a BIOS or RAID step
+# reboots the node; the emulator only records the URL, like BOOT_ISO.
+AGENT_ISO = 'http://127.0.0.1:9/images/agent.iso'
+# Side by side, both systems set BIOS and build RAID before deploy.deploy
+# (priority 100) boots the image: after it, Ironic's reboots for these
+# steps would leave the agent ISO in the drive of an active node.
+STEPS_BEFORE_DEPLOY = (150, 140)
 
 
 # --- emulators ----------------------------------------------------------------
@@ -105,10 +122,15 @@ class Bmcs:
         emulator = self.emulators[index % len(self.emulators)]
         return emulator, emulator.system_ids[index // len(self.emulators)]
 
-    def driver_info(self, index):
+    def driver_info(self, index, system=cwi.OURS):
         emulator, system_id = self.of(index)
+        if system == cwi.OURS:
+            return {'redfish_address': emulator.address,
+                    'redfish_system_id': system_id}
+        # Ironic takes the system's path, and an ISO for its agent boots.
         return {'redfish_address': emulator.address,
-                'redfish_system_id': system_id}
+                'redfish_system_id': '/redfish/v1/Systems/' + system_id,
+                'deploy_iso': AGENT_ISO}
 
     def cpu(self):
         return {e.process.pid: cwi.cpu_snapshot(e.process.pid)
@@ -179,42 +201,92 @@ def service_conf(args, state_dir):
     return path
 
 
-def setup(api, bmcs, variant, nodes):
+def template_steps(system, side_by_side):
+    """The template's steps as ``system`` is given them."""
+    steps = [dict(step) for step in STEPS]
+    if side_by_side:
+        for step, priority in zip(steps, STEPS_BEFORE_DEPLOY):
+            step['priority'] = priority
+    if system != cwi.OURS:
+        # Ironic's deploy step builds only the root volume by default.
+        steps[1]['args'] = dict(steps[1]['args'], create_nonroot_volumes=True)
+    return steps
+
+
+def setup(api, bmcs, variant, nodes, system=cwi.OURS, side_by_side=False):
     if variant == 'template':
-        api('POST', '/v1/deploy_templates', {'name': TEMPLATE,
-                                             'steps': STEPS})
+        api('POST', '/v1/deploy_templates', {
+            'name': TEMPLATE, 'steps': template_steps(system, side_by_side)})
+    ironic = system != cwi.OURS
     uuids = [node['uuid'] for node in api.each(
-        lambda i: api('POST', '/v1/nodes', {
+        lambda i: api('POST', '/v1/nodes', dict({
             'driver': 'redfish', 'name': 'rf-%05d' % i,
-            'driver_info': bmcs.driver_info(i),
+            'driver_info': bmcs.driver_info(i, system),
             'instance_info': dict({'boot_iso': BOOT_ISO}, **(
-                {'traits': [TEMPLATE]} if variant == 'template' else {}))}),
+                {'traits': [TEMPLATE]} if variant == 'template' else {}))},
+            # Provide without cleaning: it would wait for an agent.
+            **({'automated_clean': False} if ironic else {}))),
         range(nodes))]
     for target, want in (('manage', 'manageable'), ('provide', 'available')):
         api.each(lambda u: api('PUT', '/v1/nodes/%s/states/provision' % u,
                                {'target': target}), uuids)
         api.wait_for(uuids, want)
     if variant == 'template':
-        api.each(lambda u: api('PUT', '/v1/nodes/%s/traits/%s'
-                               % (u, TEMPLATE)), uuids)
+        # Ironic answers two trait PUTs at once with 500 "database is
+        # locked" (SQLite, even in WAL mode): one at a time there.
+        td.Api(api.endpoint, 1 if ironic else api.concurrency).each(
+            lambda u: api('PUT', '/v1/nodes/%s/traits/%s' % (u, TEMPLATE)),
+            uuids)
+    if ironic:
+        # Only a node whose cleaning is on "needs an agent ramdisk", and
+        # only then does Ironic's boot interface read deploy_iso, which
+        # the reboots of its BIOS and RAID deploy steps need
+        # (deploy_utils.needs_agent_ramdisk, redfish boot
+        # _parse_driver_info): without this they fail with "Unable to find
+        # kernel, ramdisk for building ISO, or explicit ISO".
+        api.each(lambda u: api('PATCH', '/v1/nodes/%s' % u, [{
+            'op': 'replace', 'path': '/automated_clean', 'value': True}]),
+            uuids)
     return uuids
 
 
-def run_one(args, variant, rep, scratch):
-    cwi.log('%s rep %s: starting, N=%d on %d emulator(s)'
-            % (variant, rep, args.nodes, args.emulators))
-    with Bmcs(args.nodes, args.emulators, args.volume_seconds,
-              args.power_delay) as bmcs:
-        service = cwi.OurService(argparse.Namespace(**dict(
+class IronicRedfish(cwi.IronicAnchor):
+    """OpenStack Ironic 39 with ironic-redfish.conf, through the shared
+    start/stop scripts (fresh SQLite, stopped by the PID they started)."""
+
+    def __init__(self, args):
+        super().__init__(args, tuned=False)
+
+    def _env(self):
+        # WAL as Ironic means to set it (its listener does not fire with
+        # SQLAlchemy 2.1, see /work/shared/bench/README.md); in rollback
+        # mode concurrent trait PUTs answer 500 "database is locked".
+        return dict(super()._env(), IRONIC_CONF=IRONIC_CONF,
+                    IRONIC_SQLITE_WAL='1')
+
+
+def make_service(args, system, scratch):
+    if system == cwi.OURS:
+        return cwi.OurService(argparse.Namespace(**dict(
             vars(args), ironic_steps_extra_conf=service_conf(args,
                                                              scratch))))
+    return IronicRedfish(args)
+
+
+def run_one(args, variant, rep, scratch, system=cwi.OURS):
+    side_by_side = len(args.systems) > 1
+    cwi.log('%s %s rep %s: starting, N=%d on %d emulator(s)'
+            % (system, variant, rep, args.nodes, args.emulators))
+    with Bmcs(args.nodes, args.emulators, args.volume_seconds,
+              args.power_delay) as bmcs:
+        service = make_service(args, system, scratch)
         code, load, result = cwi.git_state(), os.getloadavg()[0], None
         try:
             service.start()
             time.sleep(3)   # let the service settle, as the others do
             api = td.Api(service.endpoint, args.concurrency)
             t0 = time.monotonic()
-            setup(api, bmcs, variant, args.nodes)
+            setup(api, bmcs, variant, args.nodes, system, side_by_side)
             setup_s = time.monotonic() - t0
             uuids = [n['uuid'] for n in sorted(
                 api.nodes('uuid,name'), key=lambda n: n['name'])]
@@ -227,7 +299,8 @@ def run_one(args, variant, rep, scratch):
             for index in range(args.nodes):
                 bmcs.check(index, variant == 'template')
             result = dict({
-                'benchmark': 'redfish-deploys', 'variant': variant,
+                'benchmark': 'redfish-deploys', 'system': system,
+                'variant': variant, 'steps_before_deploy': side_by_side,
                 'rep': rep, 'nodes': args.nodes,
                 'emulators': args.emulators,
                 'concurrency': args.concurrency,
@@ -250,9 +323,10 @@ def run_one(args, variant, rep, scratch):
             if result is None:
                 cwi.log('%s rep %s failed; state kept in %s'
                         % (variant, rep, service.state_dir))
-    cwi.log('%(variant)s: deploy %(deploy_s).2f s, %(nodes_per_s).2f nodes/s,'
-            ' %(bmc_calls_per_node).1f BMC calls/node, CPU service '
-            '%(server_cpu_s).1f s, emulator %(emulator_cpu_s).1f s' % result)
+    cwi.log('%(system)s %(variant)s: deploy %(deploy_s).2f s, '
+            '%(nodes_per_s).2f nodes/s, %(bmc_calls_per_node).1f BMC '
+            'calls/node, CPU service %(server_cpu_s).1f s, emulator '
+            '%(emulator_cpu_s).1f s' % result)
     return result
 
 
@@ -491,18 +565,39 @@ def to_active(args, conductor, counter, bmcs):
 # --- main -------------------------------------------------------------------
 
 def print_table(rows):
-    cols = ('variant', 'rep', 'nodes', 'deploy_s', 'nodes_per_s',
+    cols = ('system', 'variant', 'rep', 'nodes', 'deploy_s', 'nodes_per_s',
             'bmc_calls_per_node', 'server_cpu_s', 'emulator_cpu_s')
     print('| ' + ' | '.join(cols) + ' |\n|' + '---|' * len(cols))
     for row in rows:
         print('| ' + ' | '.join(str(row.get(c, '-')) for c in cols) + ' |')
 
 
+def print_ratios(rows):
+    """Ours over Ironic's, per variant, size and repetition."""
+    runs = {(r['system'], r['variant'], r['nodes'], r['rep']): r
+            for r in rows}
+    keys = ('nodes_per_s', 'bmc_calls_per_node', 'server_cpu_s',
+            'emulator_cpu_s')
+    for (system, variant, nodes, rep), ours in sorted(runs.items()):
+        theirs = runs.get(('ironic', variant, nodes, rep))
+        if system != cwi.OURS or theirs is None:
+            continue
+        print('%s N=%d rep %d, ironic-steps / ironic: %s' % (
+            variant, nodes, rep, ', '.join(
+                '%s %.2f' % (k, ours[k] / theirs[k]) for k in keys
+                if theirs[k])))
+
+
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--nodes', type=int, default=100)
+    ap.add_argument('--nodes', default='100',
+                    help='node counts, comma-separated (20,100)')
+    ap.add_argument('--systems', default=cwi.OURS,
+                    help='%s, comma-separated; with both, each size runs '
+                         'on each in turn and the template sets BIOS and '
+                         'RAID before the deploy step' % ', '.join(SYSTEMS))
     ap.add_argument('--emulators', type=int, default=1,
                     help='emulator processes sharing the systems')
     ap.add_argument('--concurrency', type=int, default=8)
@@ -531,21 +626,33 @@ def parse_args(argv=None):
     args.variants = [v for v in args.variants.split(',') if v]
     if set(args.variants) - set(VARIANTS):
         ap.error('--variants is among %s' % ', '.join(VARIANTS))
-    if min(args.nodes, args.reps, args.concurrency, args.emulators) < 1:
+    args.systems = [s for s in args.systems.split(',') if s]
+    if not args.systems or set(args.systems) - set(SYSTEMS):
+        ap.error('--systems is among %s' % ', '.join(SYSTEMS))
+    try:
+        args.node_counts = [int(n) for n in args.nodes.split(',')]
+    except ValueError:
+        ap.error('--nodes takes counts separated by commas')
+    args.nodes = args.node_counts[0]
+    if min(args.node_counts + [args.reps, args.concurrency,
+                               args.emulators]) < 1:
         ap.error('--nodes, --reps, --concurrency and --emulators must be '
                  'at least 1')
     args.workers_pool_size, args.start_timeout = None, 90.0
     venv_bin = os.path.join(cwi.REPO, '.venv', 'bin')
     args.ironic_steps = os.path.join(venv_bin, 'ironic-steps')
     args.ironic_steps_python = os.path.join(venv_bin, 'python')
-    args.ironic_venv = os.devnull
+    args.ironic_venv = os.path.expanduser('~/ironic-anchor/venv')
+    args.bench_dir = cwi.DEFAULT_BENCH_DIR
+    args.ironic_state_dir = tempfile.mkdtemp(prefix='rf-bench-ironic-')
     return args
 
 
 def main(argv=None):
     args = parse_args(argv)
     args.machine = cwi.machine_info(args)
-    args.machine.pop('python_ironic', None)
+    if 'ironic' not in args.systems:
+        args.machine.pop('python_ironic', None)
     results = []
 
     def keep(result):
@@ -556,12 +663,17 @@ def main(argv=None):
     if not args.poller_only:
         with tempfile.TemporaryDirectory(prefix='rf-bench-') as scratch:
             for rep in range(1, args.reps + 1):
-                for variant in args.variants:
-                    keep(run_one(args, variant, rep, scratch))
+                for nodes in args.node_counts:
+                    for variant in args.variants:
+                        for system in args.systems:
+                            keep(run_one(argparse.Namespace(**dict(
+                                vars(args), nodes=nodes)),
+                                variant, rep, scratch, system))
     if args.poller or args.poller_only:
         for result in poller_cost(args):
             keep(result)
     print_table([r for r in results if 'deploy_s' in r])
+    print_ratios([r for r in results if 'deploy_s' in r])
     for result in results:
         if result['variant'].startswith('poller'):
             print(json.dumps(result))

@@ -36,6 +36,16 @@ opts = [
                                  'through oslo.messaging, e.g. RabbitMQ '
                                  'named by [DEFAULT] transport_url.')],
                help='How the API reaches the conductors.'),
+    cfg.IntOpt('rpc_connect_retries',
+               default=1, min=-1,
+               help='With rpc_transport = oslo: how many times a call to a '
+                    'conductor retries reaching the message broker before '
+                    'it fails, the API then answering 503 with '
+                    'Retry-After. Tries are [oslo_messaging_rabbit] '
+                    'rabbit_retry_interval apart (1 s by default, growing '
+                    'by rabbit_retry_backoff). -1 retries until the broker '
+                    'is back, holding the API request meanwhile '
+                    '(oslo.messaging\'s default).'),
     cfg.StrOpt('pin_release_version',
                choices=release_mappings.RELEASES,
                help='During a rolling upgrade, the release every running '

@@ -16,8 +16,6 @@ server.)
 from concurrent import futures
 import http.client
 import json
-import os
-import subprocess
 import time
 import urllib.parse
 
@@ -67,14 +65,7 @@ class OutageTestBase(testtools.TestCase):
         self.state_path = self.useFixture(fixtures.TempDir()).path
 
     def create_schema(self, database_url):
-        config = os.path.join(self.state_path, 'dbsync.conf')
-        with open(config, 'w') as conf:
-            conf.write('[DEFAULT]\nstate_path = %s\n[database]\n'
-                       'connection = %s\n' % (self.state_path, database_url))
-        subprocess.run(
-            [os.path.join(functional.BIN, 'ironic-steps-dbsync'),
-             '--config-file', config, 'upgrade'],
-            check=True, capture_output=True)
+        functional.create_schema(self.state_path, database_url)
 
     def start(self, command, host, options):
         return self.useFixture(functional.ServiceProcess(

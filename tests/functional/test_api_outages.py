@@ -72,9 +72,18 @@ class OutageTestBase(testtools.TestCase):
             command, options, state_path=self.state_path, host=host))
 
     def start_together(self, *services):
-        """Start (command, host, options) services in parallel."""
+        """Start (command, host, options) services in parallel; they are
+        stopped in parallel too."""
         with futures.ThreadPoolExecutor(len(services)) as pool:
-            return list(pool.map(lambda args: self.start(*args), services))
+            started = list(pool.map(lambda args: self.start(*args),
+                                    services))
+        self.addCleanup(self._stop_together, started)
+        return started
+
+    @staticmethod
+    def _stop_together(services):
+        with futures.ThreadPoolExecutor(len(services)) as pool:
+            list(pool.map(lambda service: service.stop(), services))
 
     def assertBurstAnswered(self, service, status):
         """50 clients connecting at once all get ``status``, none reset."""
@@ -152,6 +161,10 @@ class BrokerOutageTest(OutageTestBase):
                         'rpc_response_timeout': 5},
             'database': {'connection': url},
             'fake': {'agent_delay': -1},
+            # Consumers reconnect every second, not 1, 3, 7 ... s apart,
+            # so that the test does not wait for them once the broker is
+            # back. (A call's own tries are one interval apart either way.)
+            'oslo_messaging_rabbit': {'rabbit_retry_backoff': 0},
         }
         # The second API never calls before the outage: it has never
         # reached the broker when it is asked to.

@@ -66,9 +66,9 @@ opts = [
                     'accepts them (listen backlog). Default: the kernel\'s '
                     'own limit, net.core.somaxconn (4096 on Linux 5.4 and '
                     'later), which also caps any larger value. On Linux a '
-                    'full queue makes a new client wait for a SYN '
-                    'retransmission (1 s, then 3 s, ...) rather than '
-                    'refusing it.'),
+                    'full queue makes new clients wait for retransmissions '
+                    '(seconds each), and resets those still waiting after '
+                    'about a minute.'),
     cfg.IntOpt('retry_after_seconds',
                default=5, min=0,
                help='Seconds the API tells clients to wait (Retry-After '

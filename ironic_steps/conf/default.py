@@ -42,10 +42,11 @@ opts = [
                     'conductor retries reaching the message broker before '
                     'it fails, the API then answering 503 with '
                     'Retry-After. Tries are [oslo_messaging_rabbit] '
-                    'rabbit_retry_interval apart (1 s by default, growing '
-                    'by rabbit_retry_backoff). -1 retries until the broker '
-                    'is back, holding the API request meanwhile '
-                    '(oslo.messaging\'s default).'),
+                    'rabbit_retry_interval + kombu_reconnect_delay apart '
+                    '(2 s by default; the interval grows by '
+                    'rabbit_retry_backoff from the second retry on). -1 '
+                    'retries until the broker is back, holding the API '
+                    'request meanwhile (oslo.messaging\'s default).'),
     cfg.StrOpt('pin_release_version',
                choices=release_mappings.RELEASES,
                help='During a rolling upgrade, the release every running '

@@ -119,7 +119,8 @@ class ConductorAPI:
                 version=version)
         else:
             client = self._client.prepare(version=version)
-        return client.call(context, method, **kwargs)
+        from ironic_steps.common import rpc
+        return rpc.call(client, context, method, **kwargs)
 
     def create_node(self, context, node_obj):
         version = '1.0'

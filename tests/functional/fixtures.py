@@ -114,6 +114,17 @@ class ServiceProcess(fixtures.Fixture):
             return ''
 
 
+def create_schema(state_path, database_url):
+    """Run the real ``ironic-steps-dbsync upgrade`` on ``database_url``."""
+    config = os.path.join(state_path, 'dbsync.conf')
+    with open(config, 'w') as conf:
+        conf.write('[DEFAULT]\nstate_path = %s\n[database]\n'
+                   'connection = %s\n' % (state_path, database_url))
+    subprocess.run([os.path.join(BIN, 'ironic-steps-dbsync'),
+                    '--config-file', config, 'upgrade'],
+                   check=True, capture_output=True)
+
+
 def AllInOneService(options=None):
     """The embedded service: API + conductor + SQLite in one process."""
     return ServiceProcess('ironic-steps', options)

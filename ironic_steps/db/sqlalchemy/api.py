@@ -20,6 +20,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import outage
 from ironic_steps.conf import CONF
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
@@ -31,6 +32,7 @@ from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 
 _LOCAL = threading.local()
+_WATCHED = '_ironic_steps_watched'
 _FACADE_LOCK = threading.Lock()
 _facade = None
 _backend = None
@@ -74,7 +76,19 @@ def get_engine():
 
 
 def _tune(engine):
-    return mysql.tune(sqlite.tune(engine))
+    return _watch(mysql.tune(sqlite.tune(engine)))
+
+
+def _watch(engine):
+    """Every statement that succeeds on ``engine`` ends an outage of the
+    database (:data:`outage.DATABASE`): that is how the API, which runs no
+    periodic task, learns it is back.  Not for SQLite, a local file."""
+    if engine.dialect.name == 'sqlite' or getattr(engine, _WATCHED, False):
+        return engine
+    setattr(engine, _WATCHED, True)
+    sa.event.listen(engine, 'after_cursor_execute',
+                    lambda *_: outage.DATABASE.succeeded())
+    return engine
 
 
 @contextlib.contextmanager

@@ -83,24 +83,31 @@ class CrashRecoveryTest(base.TestCase):
 
 class TakeOverTest(base.ConductorTestCase):
 
-    def test_nodes_of_a_conductor_that_stopped_heartbeating_are_freed(self):
+    def deploying_node_locked_by_silent_conductor(self):
+        """A deploying node locked by 'silent-conductor', whose last
+        heartbeat is twice ``heartbeat_timeout`` (60 s) old."""
         dbapi = db_api.get_instance()
-        # Given a conductor that locked a node mid-deploy, then went silent
         dbapi.register_conductor('silent-conductor')
         node = self.create_node()
         node.provision_state = states.DEPLOYING
         node.save()
         dbapi.reserve_node('silent-conductor', node.id)
-        # and another node locked by a conductor that is alive
-        dbapi.register_conductor('busy-conductor')
-        busy = self.create_node()
-        dbapi.reserve_node('busy-conductor', busy.id)
         self.config(heartbeat_timeout=60, group='conductor')
         stale = timeutils.utcnow() - datetime.timedelta(seconds=120)
         with sqlalchemy_api._writer() as session:
             session.execute(sa.update(models.Conductor).where(
                 models.Conductor.hostname == 'silent-conductor').values(
                     updated_at=stale))
+        return node
+
+    def test_nodes_of_a_conductor_that_stopped_heartbeating_are_freed(self):
+        dbapi = db_api.get_instance()
+        # Given a conductor that locked a node mid-deploy, then went silent
+        node = self.deploying_node_locked_by_silent_conductor()
+        # and another node locked by a conductor that is alive
+        dbapi.register_conductor('busy-conductor')
+        busy = self.create_node()
+        dbapi.reserve_node('busy-conductor', busy.id)
         # When a live conductor, its own heartbeats steady for a while,
         # looks for dead ones
         self.steady_for(60)
@@ -117,18 +124,7 @@ class TakeOverTest(base.ConductorTestCase):
 
     def test_a_conductor_whose_own_heartbeats_failed_lately_waits(self):
         # Given a node locked by a conductor whose heartbeat is stale
-        dbapi = db_api.get_instance()
-        dbapi.register_conductor('silent-conductor')
-        node = self.create_node()
-        node.provision_state = states.DEPLOYING
-        node.save()
-        dbapi.reserve_node('silent-conductor', node.id)
-        self.config(heartbeat_timeout=60, group='conductor')
-        stale = timeutils.utcnow() - datetime.timedelta(seconds=120)
-        with sqlalchemy_api._writer() as session:
-            session.execute(sa.update(models.Conductor).where(
-                models.Conductor.hostname == 'silent-conductor').values(
-                    updated_at=stale))
+        node = self.deploying_node_locked_by_silent_conductor()
         # When this conductor's own heartbeats have gone through for less
         # than the timeout (the database was out, for it too)
         self.steady_for(59)

@@ -13,7 +13,6 @@ tests/unit/test_service.py, in process: it serves through the same
 server.)
 """
 
-from concurrent import futures
 import http.client
 import json
 import time
@@ -67,23 +66,10 @@ class OutageTestBase(testtools.TestCase):
     def create_schema(self, database_url):
         functional.create_schema(self.state_path, database_url)
 
-    def start(self, command, host, options):
-        return self.useFixture(functional.ServiceProcess(
-            command, options, state_path=self.state_path, host=host))
-
-    def start_together(self, *services):
-        """Start (command, host, options) services in parallel; they are
-        stopped in parallel too."""
-        with futures.ThreadPoolExecutor(len(services)) as pool:
-            started = list(pool.map(lambda args: self.start(*args),
-                                    services))
-        self.addCleanup(self._stop_together, started)
-        return started
-
-    @staticmethod
-    def _stop_together(services):
-        with futures.ThreadPoolExecutor(len(services)) as pool:
-            list(pool.map(lambda service: service.stop(), services))
+    def start(self, options, *commands_and_hosts):
+        """Start (command, host) services with ``options``, in parallel."""
+        return self.useFixture(functional.Services(
+            self.state_path, options)).start(*commands_and_hosts)
 
     def assertBurstAnswered(self, service, status):
         """50 clients connecting at once all get ``status``, none reset."""
@@ -119,8 +105,8 @@ class DatabaseOutageTest(OutageTestBase):
         url = self.database.url().replace('//postgres@',
                                           '//postgres:%s@' % PASSWORD)
         self.create_schema(url)
-        self.api = self.start('ironic-steps-api', 'api',
-                              {'database': {'connection': url}})
+        self.api, = self.start({'database': {'connection': url}},
+                               ('ironic-steps-api', 'api'))
 
     def test_while_postgresql_is_stopped_the_api_answers_503_then_serves(
             self):
@@ -168,10 +154,9 @@ class BrokerOutageTest(OutageTestBase):
         }
         # The second API never calls before the outage: it has never
         # reached the broker when it is asked to.
-        _, self.api, self.late_api = self.start_together(
-            ('ironic-steps-conductor', 'conductor-1', self.options),
-            ('ironic-steps-api', 'api', self.options),
-            ('ironic-steps-api', 'api-2', self.options))
+        _, self.api, self.late_api = self.start(
+            self.options, ('ironic-steps-conductor', 'conductor-1'),
+            ('ironic-steps-api', 'api'), ('ironic-steps-api', 'api-2'))
 
     def manageable_node(self):
         status, _, node = call(self.api.endpoint, 'POST', '/v1/nodes',

@@ -235,6 +235,12 @@ class BrokerUnreachable(DependencyUnreachable):
                 'be asked and nothing was done; retry once it is back.')
 
 
+class NoConductorListening(DependencyUnreachable):
+    _msg_fmt = ('No conductor is listening for requests (the message broker '
+                'may have just restarted and the conductors not yet '
+                'reconnected), so nothing was done; retry in a few seconds.')
+
+
 # --- step framework: raised by drivers, caught by the conductor -------------
 
 class StepFailed(IronicStepsException):

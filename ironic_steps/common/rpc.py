@@ -11,11 +11,22 @@ A call never waits for an unreachable broker longer than a few seconds
 (:func:`get_client`, :func:`reply_queue_ready`): it raises
 ``BrokerUnreachable`` having sent nothing, and the outage is logged once
 (:data:`ironic_steps.common.outage.BROKER`), not once per call.
+
+Nor is a call ever dropped silently.  Calls are published *mandatory*
+(oslo.messaging's ``at_least_once``): a message no queue takes, as after a
+broker restart until the conductors have declared their queues again, is
+returned by the broker and the call is re-sent for up to
+:data:`UNDELIVERABLE_WAIT` seconds, then refused (``NoConductorListening``),
+instead of waiting ``rpc_response_timeout`` for an answer that cannot come.
+The services make calls only, never casts: every request learns whether a
+conductor took it.
 """
 
 import logging
 import threading
+import time
 
+from oslo_log import log
 import oslo_messaging as messaging
 
 from ironic_steps.common import context as ironic_context
@@ -24,10 +35,17 @@ from ironic_steps.common import outage
 from ironic_steps.conf import CONF
 from ironic_steps.objects import base as objects_base
 
+LOG = log.getLogger(__name__)
 TOPIC = 'ironic-steps.conductor'
 #: Seconds a call waits for the reply queue to be set up (see
 #: :func:`reply_queue_ready`); it takes milliseconds with a broker up.
 REPLY_QUEUE_WAIT = 2.0
+#: Seconds a call no queue takes is re-sent for: conductors declare their
+#: queues again within oslo.messaging's reconnection back-off of a broker
+#: restart (1 to 5 s with the defaults).
+UNDELIVERABLE_WAIT = 6.0
+#: Seconds between those sends.
+UNDELIVERABLE_SPACING = 0.5
 
 _lock = threading.Lock()
 _transport = None
@@ -114,7 +132,7 @@ def call(client, context, method, **kwargs):
         raise exception.BrokerUnreachable()
     _thread.calling = True
     try:
-        result = client.call(context, method, **kwargs)
+        result = _call_taken(client, context, method, kwargs)
     except messaging.MessageDeliveryFailure as exc:
         outage.BROKER.failed(exc)
         raise exception.BrokerUnreachable() from exc
@@ -127,6 +145,21 @@ def call(client, context, method, **kwargs):
         _thread.calling = False
     outage.BROKER.succeeded()
     return result
+
+
+def _call_taken(client, context, method, kwargs):
+    """The call, re-sent while the broker returns it untaken (safe: nobody
+    received it)."""
+    deadline = time.monotonic() + UNDELIVERABLE_WAIT
+    while True:
+        try:
+            return client.call(context, method, **kwargs)
+        except messaging.MessageUndeliverable:
+            if time.monotonic() >= deadline:
+                LOG.warning('No conductor took the call %s for %.0f s; '
+                            'refused.', method, UNDELIVERABLE_WAIT)
+                raise exception.NoConductorListening() from None
+            time.sleep(UNDELIVERABLE_SPACING)
 
 
 def cleanup():
@@ -153,6 +186,8 @@ class _QuietDuringOutage(logging.Filter):
 
 
 _QUIET = _QuietDuringOutage()
+#: Messages no queue takes come back to the sender (see the module doc).
+_MANDATORY = messaging.TransportOptions(at_least_once=True)
 
 
 def get_client(version_cap):
@@ -168,10 +203,10 @@ def get_client(version_cap):
     retries = CONF.rpc_connect_retries
     for name in _TRANSPORT_LOGGERS:
         logging.getLogger(name).addFilter(_QUIET)
-    return messaging.get_rpc_client(get_transport(), target,
-                                    version_cap=version_cap,
-                                    serializer=_serializer(),
-                                    retry=None if retries < 0 else retries)
+    return messaging.get_rpc_client(
+        get_transport(), target, version_cap=version_cap,
+        serializer=_serializer(), retry=None if retries < 0 else retries,
+        transport_options=_MANDATORY)
 
 
 def get_server(host, endpoints):

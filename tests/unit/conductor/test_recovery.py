@@ -10,6 +10,7 @@ from ironic_steps.conductor import manager
 from ironic_steps.db import api as db_api
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
 from tests import base
 from tests import clock
@@ -41,6 +42,19 @@ class WaitTimeoutTest(base.ConductorTestCase):
         self.manager._check_wait_timeouts(self.context)
         self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
             self.context, node.uuid).provision_state)
+
+    def test_a_node_waiting_for_the_fake_agent_is_adopted_by_its_owner(
+            self):
+        # Given a node waiting for the agent of a conductor that is gone
+        # (the agent died with it: this one never heard of the node)
+        node = self._park_in_wait()
+        fake_agent.stop_agent()
+        self.assertEqual(set(), fake_agent.get_agent().serving())
+        # When the node's new owner adopts the waiting nodes
+        self.config(agent_delay=0, group='fake')
+        self.manager._adopt_agents(self.context)
+        # Then the agent heartbeats there and the deploy goes on
+        self.wait_for_state(node, states.ACTIVE)
 
     def test_zero_timeout_waits_forever(self):
         self.config(deploy_callback_timeout=0, group='conductor')

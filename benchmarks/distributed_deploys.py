@@ -85,8 +85,7 @@ class Cluster:
     def states(self):
         """{uuid: (provision_state, reservation)} of every node."""
         _, answer = self.api.request(
-            'GET', '/v1/nodes?fields=uuid,provision_state,reservation'
-            '&limit=0')
+            'GET', '/v1/nodes?fields=uuid,provision_state,reservation')
         return {node['uuid']: (node['provision_state'], node['reservation'])
                 for node in answer['nodes']}
 

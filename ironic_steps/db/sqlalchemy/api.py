@@ -341,7 +341,6 @@ class _NodeQueries:
                 sa.select(_NODES.c.provision_state, sa.func.count())
                 .group_by(_NODES.c.provision_state)).all())
 
-    @retry_on_disconnect
     def update_node(self, node_id, values, release=None, fence=None):
         """Apply ``values`` to one node in one statement.
 
@@ -359,36 +358,48 @@ class _NodeQueries:
         :raises NodeLockLost: when ``fence`` no longer holds the lock.
         """
         values = dict(values)
+        # Stamped once for every try: a try whose commit went through but
+        # whose answer was lost is recognised by it (see _lost_or_missing).
         values['updated_at'] = timeutils.utcnow()
-        columns = frozenset(values)
-        params = {'set_' + column: value for column, value in values.items()}
-        params['node_id'] = node_id
-        released = False
         try:
-            if release is not None:
-                with _write_one() as connection:
-                    released = connection.execute(
-                        _update_statement(columns, release=True),
-                        dict(params, holder=release)).rowcount == 1
-            if not released:
-                fenced = fence is not None
-                if fenced:
-                    params['holder'] = fence
-                with _write_one() as connection:
-                    result = connection.execute(_update_statement(
-                        columns, release=False, fenced=fenced), params)
-                if result.rowcount != 1:
-                    self._lost_or_missing(node_id, fence)
+            released = self._update_node(node_id, values, release, fence)
         except db_exc.DBDuplicateEntry as exc:
             raise exception.DuplicateName(name=values.get('name')) from exc
         return values['updated_at'], released
 
-    def _lost_or_missing(self, node_id, fence):
+    @retry_on_disconnect
+    def _update_node(self, node_id, values, release, fence):
+        columns = frozenset(values)
+        params = {'set_' + column: value for column, value in values.items()}
+        params['node_id'] = node_id
+        if release is not None:
+            with _write_one() as connection:
+                if connection.execute(
+                        _update_statement(columns, release=True),
+                        dict(params, holder=release)).rowcount == 1:
+                    return True
+        fenced = fence is not None
+        if fenced:
+            params['holder'] = fence
+        with _write_one() as connection:
+            result = connection.execute(_update_statement(
+                columns, release=False, fenced=fenced), params)
+        if result.rowcount != 1:
+            return self._lost_or_missing(node_id, fence, values)
+        return False
+
+    def _lost_or_missing(self, node_id, fence, values):
+        """Why a fenced write changed no row: the node is gone, or another
+        holds its lock; or an earlier try of this very write went through
+        (its answer lost with the connection): then whether it released
+        the lock."""
         with _read_one() as connection:
             node = connection.execute(
                 _NODE_BY['id'], {'ident': node_id}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=node_id)
+        if node.updated_at == values['updated_at']:
+            return node.reservation is None
         raise exception.NodeLockLost(node=node.uuid, holder=fence,
                                      current=node.reservation or 'nobody')
 

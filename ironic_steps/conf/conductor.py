@@ -110,9 +110,9 @@ opts = [
                    ('tooz', 'an exclusive lock in the lock service at '
                             'lock_backend_url, with a lease that dies with '
                             'its holder, then the reservation column')],
-               help='Where node locks are taken. Every API and conductor '
-                    'service must use the same backend. See README.md, '
-                    '"Node lock backends".'),
+               help='Where node locks are taken (new in 0.6). Every '
+                    'conductor must use the same backend (the API takes '
+                    'no locks). See README.md, "Node lock backends".'),
     cfg.StrOpt('lock_backend_url',
                secret=True,
                help='The tooz URL of the lock service when lock_backend is '

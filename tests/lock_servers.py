@@ -70,7 +70,7 @@ class LockServer(fixtures.Fixture):
         self.process = subprocess.Popen(
             self._command(), stdout=log, stderr=subprocess.STDOUT,
             cwd=self.root)
-        self.addCleanup(self._stop)
+        self.addCleanup(self.stop)
         self._wait_until_up(timeout=30)
 
     def _command(self):
@@ -95,7 +95,8 @@ class LockServer(fixtures.Fixture):
     def _answers(self):
         return True
 
-    def _stop(self):
+    def stop(self):
+        """Stop the server this fixture started, by its PID (again: no-op)."""
         if self.process.poll() is None:
             self.process.terminate()
             try:

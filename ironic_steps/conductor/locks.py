@@ -98,19 +98,21 @@ class ToozLocks(DatabaseLocks):
                     self._url, member.encode())
                 try:
                     coordinator.start(start_heart=True)
-                except coordination.ToozError as exc:
+                except Exception as exc:
+                    # tooz's, or its client's own (etcd3gw's at start).
                     raise exception.LockServiceUnavailable(
-                        reason=exc) from exc
+                        reason=exc or type(exc).__name__) from exc
+                _answer_at_once(coordinator)
                 self._coordinator = coordinator
             return self._coordinator.get_lock(
                 ('ironic-steps-node-%s' % node_uuid.lower()).encode())
 
     def _try(self, lock):
-        from tooz import coordination
         try:
             return lock.acquire(blocking=False)
-        except coordination.ToozError as exc:
-            raise exception.LockServiceUnavailable(reason=exc) from exc
+        except Exception as exc:
+            raise exception.LockServiceUnavailable(
+                reason=exc or type(exc).__name__) from exc
 
     def take(self, context, host, node_id):
         node_uuid = (node_id if uuidutils.is_uuid_like(node_id)
@@ -189,6 +191,21 @@ def _release(lock, node_uuid):
         # Its lease runs out by itself.
         LOG.warning('Could not release the lock of node %s in the lock '
                     'service: %s', node_uuid, exc)
+
+
+def _answer_at_once(coordinator):
+    """Make a Redis client fail at once when Redis is down.
+
+    tooz's Redis driver tries a command 15 times; redis-py (6 and later)
+    retries each 3 times with a backoff of up to 10 seconds: a lock taken
+    while Redis is down would wait about a minute before failing.  Without
+    redis-py's own retries, tooz's fail within milliseconds.
+    """
+    client = getattr(coordinator, '_client', None)
+    if client is not None and hasattr(client, 'set_retry'):
+        from redis import backoff
+        from redis import retry
+        client.set_retry(retry.Retry(backoff.NoBackoff(), 0))
 
 
 def _with_lock_timeout(url, timeout):

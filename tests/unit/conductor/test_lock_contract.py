@@ -7,7 +7,8 @@ can no longer write, and racing takers in several processes run a step
 on a node exactly once.  :class:`LockContract` says it once; one test
 class per backend runs it: the database reservation on SQLite and on
 PostgreSQL, tooz on Redis and on etcd.  Holders that die or pause are
-real processes (:mod:`tests.lock_taker`) sent SIGKILL or SIGSTOP.
+real processes (:mod:`tests.lock_taker`) sent SIGKILL or SIGSTOP.  MariaDB
+runs it too, for both backends.
 """
 
 import json
@@ -250,6 +251,10 @@ class DatabaseLocksOnPostgreSQLTest(_DatabaseLocks, base.TestCase):
     database = base.PostgreSQLDatabase
 
 
+class DatabaseLocksOnMariaDBTest(_DatabaseLocks, base.TestCase):
+    database = base.MariaDBDatabase
+
+
 class _ToozLocks(LockContract):
     """A lease in a lock service: a dead holder's lock is free once its
     lease runs out, whatever the conductors' heartbeats say."""
@@ -274,3 +279,11 @@ class ToozLocksOnRedisTest(_ToozLocks, base.TestCase):
 
 class ToozLocksOnEtcdTest(_ToozLocks, base.TestCase):
     lock_server = lock_servers.EtcdServer
+
+
+class ToozLocksOnRedisWithMariaDBTest(_ToozLocks, base.TestCase):
+    """MariaDB takes a lock in two statements (no UPDATE ... RETURNING),
+    a stale one included."""
+
+    lock_server = lock_servers.RedisServer
+    database = base.MariaDBDatabase

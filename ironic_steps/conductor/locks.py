@@ -32,6 +32,7 @@ with no running work, and :meth:`free_all` of a dead holder's.
 """
 
 import threading
+import time
 import urllib.parse
 import uuid as uuid_lib
 
@@ -118,10 +119,7 @@ class ToozLocks(DatabaseLocks):
         node_uuid = (node_id if uuidutils.is_uuid_like(node_id)
                      else objects.Node.get(context, node_id).uuid)
         lock = self._lock_for(node_uuid)
-        if not self._try(lock):
-            holder = objects.Node.get(context, node_uuid).reservation
-            raise exception.NodeLocked(
-                node=node_uuid, host=holder or '(dropping or taking it)')
+        self._take_or_name_holder(context, lock, node_uuid)
         stale = None
         try:
             try:
@@ -145,6 +143,28 @@ class ToozLocks(DatabaseLocks):
         with self._mutex:
             self._held[(host, node_uuid)] = lock
         return node, stale
+
+    #: While the lock service's lock is held and the column is not (yet,
+    #: or no more) written: how often, and how long apart, to look again.
+    _HOLDER_LOOKS = 25
+    _HOLDER_LOOK_INTERVAL = 0.02
+
+    def _take_or_name_holder(self, context, lock, node_uuid):
+        """Take ``lock``, or raise NodeLocked naming who holds it.
+
+        Its holder writes the column one statement after taking the lock
+        and drops it one statement before letting go: in between, look
+        again for a moment rather than name nobody.
+        """
+        for _look in range(self._HOLDER_LOOKS):
+            if self._try(lock):
+                return
+            holder = objects.Node.get(context, node_uuid).reservation
+            if holder:
+                raise exception.NodeLocked(node=node_uuid, host=holder)
+            time.sleep(self._HOLDER_LOOK_INTERVAL)
+        raise exception.NodeLocked(node=node_uuid,
+                                   host='(unknown: not yet written)')
 
     def dropped(self, host, node):
         with self._mutex:

@@ -3,7 +3,10 @@ recovery goes by the lease, and a lock service that is missing or
 unreachable is said so.  (What every backend promises is in
 test_lock_contract.py.)"""
 
+import datetime
 import time
+
+from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -13,6 +16,7 @@ from ironic_steps.conductor import task_manager
 from ironic_steps.conf import CONF
 from ironic_steps import objects
 from tests import base
+from tests import clock
 from tests import database_servers
 from tests import lock_servers
 from tests.unit.conductor import test_task_manager
@@ -53,6 +57,46 @@ class ToozRecoveryTest(base.TestCase):
         self.assertIsNone(node.reservation)
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertIn('no running work', node.last_error)
+
+    def test_a_dead_conductor_s_nodes_are_freed_once_their_lease_is_gone(
+            self):
+        # Given two conductors that stopped heartbeating mid-deploy: one
+        # whose leases ran out, one whose leases still run (only its
+        # database heartbeats stopped)
+        nodes = {}
+        for host in ('dead-conductor', 'cut-off-conductor'):
+            objects.Conductor.register(host, {'fake-hardware': {}})
+            nodes[host] = self.create_node()
+            nodes[host].provision_state = states.DEPLOYING
+            nodes[host].save()
+        dead = locks.ToozLocks(self.url, timeout=30)
+        dead.take(self.context, 'dead-conductor', nodes['dead-conductor'].uuid)
+        dead.stop()
+        cut_off = locks.ToozLocks(self.url, timeout=30)
+        self.addCleanup(cut_off.stop)
+        cut_off.take(self.context, 'cut-off-conductor',
+                     nodes['cut-off-conductor'].uuid)
+        self.config(heartbeat_timeout=60, group='conductor')
+        conductor = manager.ConductorManager()
+        conductor.start(self.context)
+        self.addCleanup(conductor.stop)
+        manual = clock.ManualClock()
+        conductor._heart = manager.Heart(conductor.host, clock=manual)
+        manual.advance(60)
+        # When this conductor, steady, looks for dead ones after the timeout
+        timeutils.set_time_override(
+            timeutils.utcnow() + datetime.timedelta(seconds=120))
+        self.addCleanup(timeutils.clear_time_override)
+        conductor._take_over_from_dead_conductors(self.context)
+        # Then the node whose lease is gone is freed, its flow failed
+        node = objects.Node.get(self.context, nodes['dead-conductor'].uuid)
+        self.assertIsNone(node.reservation)
+        self.assertEqual(states.DEPLOYFAIL, node.provision_state)
+        self.assertIn('dead-conductor stopped heartbeating', node.last_error)
+        # and the one whose lease runs is left to its holder
+        node = objects.Node.get(self.context, nodes['cut-off-conductor'].uuid)
+        self.assertEqual('cut-off-conductor', node.reservation)
+        self.assertEqual(states.DEPLOYING, node.provision_state)
 
     def test_a_node_in_no_flow_is_taken_over_untouched(self):
         node = self.create_node()

@@ -70,7 +70,8 @@ def _hold(context, settings):
                                 purpose='holding until killed')
     print('held', flush=True)
     for line in sys.stdin:
-        task.node.extra = dict(task.node.extra or {}, written_by=settings['host'])
+        task.node.extra = dict(task.node.extra or {},
+                               written_by=settings['host'])
         try:
             task.node.save()
             print('saved', flush=True)

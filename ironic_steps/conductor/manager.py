@@ -182,7 +182,8 @@ class ConductorManager:
                 step_runner.fail(task, waiting.flow, (
                     'Timeout reached while waiting for the agent of node %s'
                     '%s after %s seconds' % (
-                        node.uuid, task_manager.step_suffix(node) if step else '',
+                        node.uuid,
+                        task_manager.step_suffix(node) if step else '',
                         waiting.timeout)))
         except (exception.NodeLocked, exception.NodeNotFound):
             pass   # busy or gone: not ours to fail now
@@ -231,7 +232,8 @@ class ConductorManager:
                     return
                 task.node.last_error = (
                     '%s while the node was %s%s; the operation was '
-                    'stopped' % (cause, state, task_manager.step_suffix(task.node)))
+                    'stopped' % (cause, state,
+                                 task_manager.step_suffix(task.node)))
                 task.process_event(states.EVENT_FAIL)
                 task.node.save()
                 LOG.warning('Node %s: %s', uuid, task.node.last_error)

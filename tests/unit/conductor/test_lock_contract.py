@@ -265,8 +265,9 @@ class _ToozLocks(LockContract):
 
     def lock_options(self):
         self.lock_server.require(self)
+        url = self.lock_server.shared().url
         return {'conductor': {'lock_backend': 'tooz',
-                              'lock_backend_url': self.lock_server.shared().url,
+                              'lock_backend_url': url,
                               'lock_backend_timeout': 2,
                               # Far beyond the bound: only the lease can
                               # free the lock in time.

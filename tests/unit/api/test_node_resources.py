@@ -313,6 +313,18 @@ class VifTest(ResourceApiTestCase):
         shown = self.get('/v1/portgroups/bond0').get_json()
         self.assertEqual('vif-1', shown['internal_info']['tenant_vif_port_id'])
 
+    def test_a_flat_network_node_records_a_vif_as_a_noop_one_does(self):
+        node = self.api_create(name='flat-0', network_interface='flat')
+        self.assertEqual('flat', node['network_interface'])
+        self.create_port(node_uuid=node['uuid'])
+        path = '/v1/nodes/flat-0/vifs'
+        self.assertEqual(204, self.post(path, json={'id': 'vif-9'}).status_code)
+        self.assertEqual([{'id': 'vif-9'}], self.listed(path, 'vifs'))
+
+    def test_a_node_without_ports_has_no_free_port_for_a_vif(self):
+        response = self.post('/v1/nodes/node-0/vifs', json={'id': 'vif-1'})
+        self.assertError(response, 400, 'no ports', 'vif-1')
+
     def test_vifs_exist_from_1_28(self):
         self.assertEqual(404, self.get('/v1/nodes/node-0/vifs',
                                        version='1.27').status_code)

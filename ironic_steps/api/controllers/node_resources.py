@@ -99,19 +99,19 @@ def _where(record):
     return '%s %s' % (kind, record.uuid)
 
 
-def _vif_node(ident):
+def _vif_request(ident, action):
+    """The node of a VIF request, after the gates every one passes."""
+    _check_release(VIFS_VERSION)
+    policy.authorize('baremetal:node:vif:%s' % action, flask.g.context)
+    query.check_known(flask.request.args, ())
     return node_ident.get_row(flask.g.context, ident, flask.g.version)
 
 
 @blueprint.get('/nodes/<ident>/vifs')
 def list_vifs(ident):
-    context = flask.g.context
-    _check_release(VIFS_VERSION)
-    policy.authorize('baremetal:node:vif:list', context)
-    query.check_known(flask.request.args, ())
-    node = _vif_node(ident)
+    node = _vif_request(ident, 'list')
     vifs = [{'id': node_resources.attached_vif(record)}
-            for record in _records(context, node.uuid)
+            for record in _records(flask.g.context, node.uuid)
             if node_resources.attached_vif(record) is not None]
     return responses.json_response({'vifs': vifs})
 
@@ -125,7 +125,7 @@ def _candidates(records, wanted):
         if not named:
             raise exception.InvalidParameterValue(
                 err='%s is not a port or portgroup of this node' % wanted)
-        return named
+        return [r for r in named if node_resources.attached_vif(r) is None]
     free = [r for r in records
             if node_resources.attached_vif(r) is None
             and getattr(r, 'portgroup_uuid', None) is None]
@@ -134,19 +134,23 @@ def _candidates(records, wanted):
         not getattr(r, 'pxe_enabled', True)))
 
 
-def _record_vif(record, vif_id):
-    """Write ``vif_id`` on ``record`` unless someone changed it meanwhile."""
-    before = record.internal_info
-    record.internal_info = dict(before or {}, tenant_vif_port_id=vif_id)
-    return record.save(expected={'internal_info': before})
+def _change_vifs(node, vif_id, choose):
+    """Write the ``internal_info`` that ``choose(records)`` gives one of the
+    node's records, unless another request changed that record meanwhile
+    (then choose again, from what is stored now)."""
+    for _try in range(_ATTACH_TRIES):
+        record, internal_info = choose(_records(flask.g.context, node.uuid))
+        before = record.internal_info
+        record.internal_info = internal_info
+        if record.save(expected={'internal_info': before}):
+            return responses.empty(204)
+    raise exception.Conflict('VIF %s: the ports of node %s kept changing; '
+                             'try again' % (vif_id, node.uuid))
 
 
 @blueprint.post('/nodes/<ident>/vifs')
 def attach_vif(ident):
-    context = flask.g.context
-    _check_release(VIFS_VERSION)
-    policy.authorize('baremetal:node:vif:attach', context)
-    query.check_known(flask.request.args, ())
+    node = _vif_request(ident, 'attach')
     vif = body.json_body()
     if not isinstance(vif, dict) or not isinstance(vif.get('id'), str) \
             or not vif['id']:
@@ -155,47 +159,37 @@ def attach_vif(ident):
                 '"port_uuid" or "portgroup_uuid"')
     vif_id = vif['id']
     wanted = vif.get('port_uuid') or vif.get('portgroup_uuid')
-    node = _vif_node(ident)
-    for _try in range(_ATTACH_TRIES):
-        records = _records(context, node.uuid)
+
+    def choose(records):
         for record in records:
             if node_resources.attached_vif(record) == vif_id:
                 raise exception.VifAlreadyAttached(vif=vif_id,
                                                    where=_where(record))
-        candidates = _candidates(records, wanted)
         if not records:
             raise exception.NoFreePort(node=node.uuid, vif=vif_id,
                                        why='it has no ports')
-        if not candidates or (wanted is not None and node_resources
-                              .attached_vif(candidates[0]) is not None):
+        candidates = _candidates(records, wanted)
+        if not candidates:
             raise exception.NoFreePort(
                 node=node.uuid, vif=vif_id,
                 why='every one has a VIF attached already')
-        if _record_vif(candidates[0], vif_id):
-            return responses.empty(204)
-    raise exception.Conflict('VIF %s: the ports of node %s kept changing; '
-                             'try again' % (vif_id, node.uuid))
+        chosen = candidates[0]
+        return chosen, dict(chosen.internal_info or {},
+                            tenant_vif_port_id=vif_id)
+
+    return _change_vifs(node, vif_id, choose)
 
 
 @blueprint.delete('/nodes/<ident>/vifs/<vif_id>')
 def detach_vif(ident, vif_id):
-    context = flask.g.context
-    _check_release(VIFS_VERSION)
-    policy.authorize('baremetal:node:vif:detach', context)
-    query.check_known(flask.request.args, ())
-    node = _vif_node(ident)
-    for _try in range(_ATTACH_TRIES):
-        attached = [r for r in _records(context, node.uuid)
-                    if node_resources.attached_vif(r) == vif_id]
-        if not attached:
-            raise exception.InvalidParameterValue(
-                err='VIF %s is not attached to node %s' % (vif_id,
-                                                           node.uuid))
-        record = attached[0]
-        before = record.internal_info
-        record.internal_info = {k: v for k, v in before.items()
+    node = _vif_request(ident, 'detach')
+
+    def choose(records):
+        for record in records:
+            if node_resources.attached_vif(record) == vif_id:
+                return record, {k: v for k, v in record.internal_info.items()
                                 if k != 'tenant_vif_port_id'}
-        if record.save(expected={'internal_info': before}):
-            return responses.empty(204)
-    raise exception.Conflict('VIF %s: the ports of node %s kept changing; '
-                             'try again' % (vif_id, node.uuid))
+        raise exception.InvalidParameterValue(
+            err='VIF %s is not attached to node %s' % (vif_id, node.uuid))
+
+    return _change_vifs(node, vif_id, choose)

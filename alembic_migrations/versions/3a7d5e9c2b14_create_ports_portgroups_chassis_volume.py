@@ -3,9 +3,8 @@
 The resources around a node (release 0.6): a node's ports, portgroups and
 volume records name it by UUID and go with it (ON DELETE CASCADE), so
 deleting a node deletes them in its own statement; ``nodes.chassis_uuid``
-and ``ports.portgroup_uuid`` keep a chassis or portgroup in use from being
-deleted.  The tables are new and the node column null, so services of
-the previous release never see them.
+keeps a chassis in use from being deleted.  The tables are new and the
+node column null, so services of the previous release never see them.
 
 Revision ID: 3a7d5e9c2b14
 Revises: f8cd5fbcbc5e
@@ -80,7 +79,8 @@ def upgrade():
         _node_uuid(),
         sa.Column('portgroup_uuid', sa.String(36),
                   sa.ForeignKey('portgroups.uuid',
-                                name='ports_portgroup_uuid_fkey')),
+                                name='ports_portgroup_uuid_fkey',
+                                ondelete='SET NULL')),
         sa.Column('local_link_connection', mysql.Text),
         sa.Column('pxe_enabled', sa.Boolean, nullable=False),
         sa.Column('physical_network', sa.String(64)),

@@ -278,9 +278,13 @@ class Port(Base):
     uuid = sa.Column(sa.String(36), nullable=False)
     address = sa.Column(sa.String(18), nullable=False)
     node_uuid = _node_uuid()
-    # A portgroup with ports cannot be deleted: the key refuses it.
+    # SET NULL, not a refusal: MySQL and MariaDB check a key row by row,
+    # so deleting a node whose portgroup goes before its ports would be
+    # refused; the refusal to delete a portgroup in use is the query's
+    # (see resources.destroy_resource).
     portgroup_uuid = sa.Column(sa.String(36), sa.ForeignKey(
-        'portgroups.uuid', name='ports_portgroup_uuid_fkey'))
+        'portgroups.uuid', name='ports_portgroup_uuid_fkey',
+        ondelete='SET NULL'))
     local_link_connection = sa.Column(JSONEncoded)
     pxe_enabled = sa.Column(sa.Boolean, nullable=False, default=True)
     physical_network = sa.Column(sa.String(64))

@@ -11,9 +11,9 @@ read-only (SQLAlchemy ``Row``), as nodes do; the objects layer wraps them.
 A resource a record belongs to is named by UUID (``node_uuid``,
 ``portgroup_uuid``, a node's ``chassis_uuid``), under a foreign key: the
 node's own DELETE deletes its records (ON DELETE CASCADE), and the
-database refuses to delete a chassis or portgroup still in use, which
-:meth:`ResourceQueries.destroy_resource` checks first so as to say who
-uses it.
+database refuses to delete a chassis still in use.  Whether a chassis or
+portgroup is in use :meth:`ResourceQueries.destroy_resource` checks in
+the transaction that deletes it, so as to say who uses it.
 """
 
 import dataclasses

@@ -316,10 +316,18 @@ def make_system(name, args):
 # --- one run -----------------------------------------------------------------
 
 def workload_command(args, endpoint, nodes):
-    cmd = [args.python, os.path.join(args.bench_dir, 'deploy_workload.py'),
-           '--endpoint', endpoint, '--nodes', str(nodes),
-           '--concurrency', str(args.concurrency), '--gets', str(args.gets),
-           '--quiet']
+    if args.port_heavy:
+        # The same workload, each node enrolled with ports and the GETs
+        # spread over nodes and ports (see port_workload.py).
+        cmd = [args.python, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), 'port_workload.py'),
+            '--bench-dir', args.bench_dir,
+            '--ports-per-node', str(args.port_heavy)]
+    else:
+        cmd = [args.python, os.path.join(args.bench_dir, 'deploy_workload.py')]
+    cmd += ['--endpoint', endpoint, '--nodes', str(nodes),
+            '--concurrency', str(args.concurrency), '--gets', str(args.gets),
+            '--quiet']
     if args.get_concurrency:
         cmd += ['--get-concurrency', str(args.get_concurrency)]
     return cmd + args.workload_args.split()
@@ -536,6 +544,11 @@ def parse_args(argv=None):
     ap.add_argument('--concurrency', type=int, default=8)
     ap.add_argument('--gets', type=int, default=1000)
     ap.add_argument('--get-concurrency', type=int, default=0)
+    ap.add_argument('--port-heavy', type=int, nargs='?', const=2, default=0,
+                    metavar='PORTS',
+                    help='enroll each node with PORTS ports (default 2) and '
+                         'spread the GETs over a node, /v1/ports?detail=True '
+                         'and the node\'s ports (benchmarks/port_workload.py)')
     ap.add_argument('--workload-args', default='',
                     help='more arguments for deploy_workload.py, '
                          'identical for every system')

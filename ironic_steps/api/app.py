@@ -24,6 +24,7 @@ from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_maintenance
+from ironic_steps.api.controllers import node_resources
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
@@ -39,7 +40,7 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
                drivers.blueprint, conductors.blueprint,
-               deploy_templates.blueprint)
+               deploy_templates.blueprint, node_resources.blueprint)
 
 
 def _prepare_request():

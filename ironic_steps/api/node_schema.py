@@ -59,8 +59,7 @@ FIELD_SCHEMAS = {
     'properties': _DICT,
     'extra': _DICT,
     **{field: _INTERFACE for field in _INTERFACE_FIELDS},
-    # There are no chassis here: a node belongs to none.
-    'chassis_uuid': {'type': 'null'},
+    'chassis_uuid': {'type': ['string', 'null'], 'pattern': UUID_PATTERN},
     'conductor_group': {'type': ['string', 'null'], 'maxLength': 255,
                         'pattern': r'\A[a-zA-Z0-9_\-.]*\Z'},
     'automated_clean': {'type': ['boolean', 'null']},
@@ -80,8 +79,7 @@ _HINTS = {
     'uuid': 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123',
     'instance_uuid': 'expected a UUID or null',
     'driver': 'a node needs a driver (a hardware type)',
-    'chassis_uuid': 'ironic-steps has no chassis, so a node belongs to '
-                    'none: chassis_uuid can only be null',
+    'chassis_uuid': 'expected the UUID of a chassis, or null',
     'conductor_group': "letters, digits, '_', '-' and '.' only",
     'network_data': 'expected {} or an object with "links", "networks" '
                     'and "services" lists (OpenStack network metadata)',

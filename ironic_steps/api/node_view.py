@@ -83,14 +83,14 @@ _FIELD_VERSIONS = {
 }
 
 #: Fields that are not columns of the node: computed when shown.
-#: ``chassis_uuid`` and ``allocation_uuid`` are always null (ironic-steps
-#: has neither chassis nor allocations); ``conductor`` is the host the
-#: hash ring gives the node to (see :func:`compute`).
-COMPUTED_FIELDS = frozenset(['chassis_uuid', 'allocation_uuid', 'conductor'])
+#: ``allocation_uuid`` is always null (ironic-steps has no allocations);
+#: ``conductor`` is the host the hash ring gives the node to (see
+#: :func:`compute`).
+COMPUTED_FIELDS = frozenset(['allocation_uuid', 'conductor'])
 
 #: Links to a node's sub-resources, shown with the whole node (not with
 #: ``?fields`` nor in a plain list), as Ironic shows them: link -> version.
-#: Only ``states`` is served here; the others answer 404 (see api-ref).
+#: ``ports``, ``portgroups`` and ``volume`` from release 0.6.
 RESOURCE_LINKS = {
     'ports': v.MIN_VERSION,
     'states': v.at(v.MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES),
@@ -130,6 +130,12 @@ _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
                   'retired': bool, 'conductor_group': str}
 
 
+def _unknown_while_pinned():
+    # chassis_uuid was shown (always null) before Node had it: it stays
+    # shown while pinned, null, since no chassis exists before 0.6.
+    return objects.Node.fields_unknown_under_pin() - {'chassis_uuid'}
+
+
 def _nostate(provision_state):
     # Ironic's NOSTATE: what 'available' was before 1.2.
     return (None if provision_state == provision_states.AVAILABLE
@@ -143,7 +149,7 @@ VIEW = view.View(
     times=_TIME_FIELDS, masked=_MASKED_FIELDS,
     # A field the pinned release's Node lacks does not exist yet (e.g.
     # traits, from 1.37, while pinned to 0.2, whose maximum is 1.44).
-    unknown_while_pinned=objects.Node.fields_unknown_under_pin,
+    unknown_while_pinned=_unknown_while_pinned,
     computed=COMPUTED_FIELDS,
     before={'provision_state': (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate)},
     links=RESOURCE_LINKS)

@@ -29,6 +29,54 @@ def _rule(name, check, description, *operations):
         [{'method': method, 'path': path} for method, path in operations])
 
 
+def _resource_rules(name, what, collection, ident):
+    """get/list/create/update/delete of one kind of record."""
+    top = '/' + collection
+    item = '%s/{%s}' % (top, ident)
+    return [
+        _rule('baremetal:%s:get' % name, _READ, 'Show a %s.' % what,
+              ('GET', item)),
+        _rule('baremetal:%s:list' % name, _READ, 'List %s.' % collection,
+              ('GET', top), ('GET', top + '/detail')),
+        _rule('baremetal:%s:create' % name, _WRITE, 'Create a %s.' % what,
+              ('POST', top)),
+        _rule('baremetal:%s:update' % name, _WRITE, 'Change a %s.' % what,
+              ('PATCH', item)),
+        _rule('baremetal:%s:delete' % name, _WRITE, 'Delete a %s.' % what,
+              ('DELETE', item)),
+    ]
+
+
+_RESOURCE_RULES = (
+    _resource_rules('chassis', 'chassis', 'chassis', 'chassis_id')
+    + _resource_rules('port', 'port', 'ports', 'port_id')
+    + _resource_rules('portgroup', 'portgroup', 'portgroups',
+                      'portgroup_ident')
+    # Connectors and targets share Ironic's baremetal:volume:* rules.
+    + [_rule('baremetal:volume:%s' % action, check,
+             '%s volume connectors and targets.' % verb, *operations)
+       for action, check, verb, operations in (
+           ('get', _READ, 'Show', (('GET', '/volume/connectors/{id}'),
+                                   ('GET', '/volume/targets/{id}'))),
+           ('list', _READ, 'List', (('GET', '/volume/connectors'),
+                                    ('GET', '/volume/targets'))),
+           ('create', _WRITE, 'Create', (('POST', '/volume/connectors'),
+                                         ('POST', '/volume/targets'))),
+           ('update', _WRITE, 'Change', (
+               ('PATCH', '/volume/connectors/{id}'),
+               ('PATCH', '/volume/targets/{id}'))),
+           ('delete', _WRITE, 'Delete', (
+               ('DELETE', '/volume/connectors/{id}'),
+               ('DELETE', '/volume/targets/{id}'))))]
+    + [_rule('baremetal:node:vif:list', _READ, "List a node's VIFs.",
+             ('GET', '/nodes/{node_ident}/vifs')),
+       _rule('baremetal:node:vif:attach', _WRITE,
+             'Attach a VIF to a port or portgroup of a node.',
+             ('POST', '/nodes/{node_ident}/vifs')),
+       _rule('baremetal:node:vif:detach', _WRITE, 'Detach a VIF from a node.',
+             ('DELETE', '/nodes/{node_ident}/vifs/{vif_id}'))]
+)
+
 _RULES = [
     _rule('baremetal:node:get', _READ, 'Show a node and its states.',
           ('GET', '/nodes/{node_ident}'),
@@ -101,6 +149,7 @@ _RULES = [
     _rule('baremetal:deploy_template:delete', _WRITE,
           'Delete a deploy template.',
           ('DELETE', '/deploy_templates/{deploy_template_ident}')),
+    *_RESOURCE_RULES,
 ]
 
 _enforcer = None

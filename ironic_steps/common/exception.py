@@ -75,6 +75,22 @@ class UnsupportedDriverExtension(Invalid):
                 '%(extension)s interface is %(interface)s.')
 
 
+class ResourceStillUsed(Invalid):
+    _msg_fmt = ('%(what)s %(ident)s cannot be deleted: %(count)d %(users)s '
+                'still belong to it (%(some)s); delete or move them first.')
+
+
+class ReferencedResourceNotFound(Invalid):
+    """A request body names a resource that does not exist (400, as
+    Ironic answers for a node's chassis or a port's node)."""
+    _msg_fmt = '%(what)s %(ident)s named in %(field)s could not be found.'
+
+
+class NoFreePort(Invalid):
+    _msg_fmt = ('Node %(node)s has no free port or portgroup to attach VIF '
+                '%(vif)s to: %(why)s')
+
+
 class NodeIsRetired(Invalid):
     _msg_fmt = ('Node %(node)s cannot be %(action)s because it is retired; '
                 'set retired to false first.')
@@ -145,6 +161,11 @@ class DeployTemplateNotFound(NotFound):
     _msg_fmt = 'Deploy template %(template)s could not be found.'
 
 
+class ResourceNotFound(NotFound):
+    """A chassis, port, portgroup or volume record named in a URL."""
+    _msg_fmt = '%(what)s %(ident)s could not be found.'
+
+
 class DriverNotFound(NotFound):
     _msg_fmt = ("Hardware type '%(driver_name)s' is not enabled or not "
                 "installed; enabled hardware types: %(enabled)s.")
@@ -197,6 +218,14 @@ class DeployTemplateDuplicateName(Conflict):
 
 class DeployTemplateAlreadyExists(Conflict):
     _msg_fmt = 'A deploy template with UUID %(uuid)s already exists.'
+
+
+class ResourceAlreadyExists(Conflict):
+    _msg_fmt = 'A %(what)s with %(field)s %(value)s already exists.'
+
+
+class VifAlreadyAttached(Conflict):
+    _msg_fmt = 'VIF %(vif)s is already attached to %(where)s.'
 
 
 class NodeInWrongState(Conflict):

@@ -60,6 +60,16 @@ RELEASE_MAPPING = collections.OrderedDict([
         'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
     }),
+    # Ironic API parity around a node: chassis (Node.chassis_uuid), ports,
+    # portgroups, volume connectors and targets, VIFs on ports.
+    ('0.6', {
+        'api': '1.69',
+        'rpc': '1.2',
+        'objects': {'Node': ['1.3'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

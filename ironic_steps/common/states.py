@@ -26,6 +26,10 @@ DEPLOYWAIT = 'wait call-back'
 CLEANFAIL = 'clean failed'
 DEPLOYFAIL = 'deploy failed'
 
+#: A node may be deleted only when nothing runs on it and no user has it;
+#: its volume records change freely there too (elsewhere, powered off).
+DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, CLEANFAIL)
+
 #: No target: the node is not moving towards anything.
 NOSTATE = None
 

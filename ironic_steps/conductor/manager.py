@@ -50,9 +50,7 @@ _NOT_SENT = object()
 #: the client without logging a server-side traceback.
 _expected = messaging.expected_exceptions(exception.IronicStepsException)
 
-#: A node may be deleted only when nothing runs on it and no user has it.
-DELETE_ALLOWED_STATES = (states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
-                         states.CLEANFAIL)
+DELETE_ALLOWED_STATES = states.DELETE_ALLOWED_STATES
 #: The states a node may be created in: ``available`` for API < 1.11.
 _INITIAL_STATES = (states.ENROLL, states.AVAILABLE)
 

@@ -13,7 +13,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         'deploy': ('fake', 'fake-legacy'),
         'inspect': ('no-inspect',),
         'management': ('fake',),
-        'network': ('noop',),
+        'network': ('noop', 'flat'),
         'power': ('fake',),
         'raid': ('fake',),
         'rescue': ('no-rescue',),

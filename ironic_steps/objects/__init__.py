@@ -6,6 +6,7 @@ def register_all():
     __import__('ironic_steps.objects.conductor')
     __import__('ironic_steps.objects.deploy_template')
     __import__('ironic_steps.objects.bios_setting')
+    __import__('ironic_steps.objects.node_resources')
 
 
 register_all()
@@ -14,5 +15,11 @@ from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
+from ironic_steps.objects.node_resources import Chassis  # noqa: E402
+from ironic_steps.objects.node_resources import Port  # noqa: E402
+from ironic_steps.objects.node_resources import Portgroup  # noqa: E402
+from ironic_steps.objects.node_resources import VolumeConnector  # noqa: E402
+from ironic_steps.objects.node_resources import VolumeTarget  # noqa: E402
 
-__all__ = ['BIOSSetting', 'Conductor', 'DeployTemplate', 'Node']
+__all__ = ['BIOSSetting', 'Chassis', 'Conductor', 'DeployTemplate', 'Node',
+           'Port', 'Portgroup', 'VolumeConnector', 'VolumeTarget']

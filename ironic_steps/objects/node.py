@@ -28,7 +28,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     #              automated_clean, protected(_reason), owner, lessee,
     #              description, retired(_reason), network_data and the
     #              console/inspect/network/rescue/storage interfaces
-    VERSION = '1.2'
+    # Version 1.3: Add chassis_uuid
+    VERSION = '1.3'
 
     dbapi = db_api.get_instance()
 
@@ -96,6 +97,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'rescue_interface': fields.StringField(nullable=True),
         'storage_interface': fields.StringField(nullable=True),
         'vendor_interface': fields.StringField(nullable=True),
+        # The chassis the node is in, if any.
+        'chassis_uuid': fields.UUIDField(nullable=True),
 
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
@@ -115,6 +118,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
             'raid_config', 'target_raid_config', 'network_data',
             'console_interface', 'inspect_interface', 'network_interface',
             'rescue_interface', 'storage_interface'), '1.2'),
+        'chassis_uuid': '1.3',
     }
     LOADED_ON_USE = frozenset(['traits'])
 

@@ -47,6 +47,7 @@ _FILTERS = {
     'conductor': versions.at(versions.MINOR_49_CONDUCTORS),
     'owner': versions.at(versions.MINOR_50_NODE_OWNER),
     'lessee': versions.at(versions.MINOR_65_NODE_LESSEE),
+    'chassis_uuid': versions.MIN_VERSION,
 }
 _BOOLEAN_FILTERS = frozenset(['maintenance', 'associated', 'retired'])
 _LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail')
@@ -77,10 +78,11 @@ def _filter_value(args, name):
         raise exception.InvalidParameterValue(
             err='Unknown fault %r; faults: %s' % (
                 value, ', '.join(states.FAULTS)))
-    if name == 'instance_uuid' and not uuidutils.is_uuid_like(value):
+    if (name in ('instance_uuid', 'chassis_uuid')
+            and not uuidutils.is_uuid_like(value)):
         raise exception.InvalidParameterValue(
-            err='instance_uuid must be a UUID, got %r' % (value,))
-    return value
+            err='%s must be a UUID, got %r' % (name, value))
+    return value.lower() if name == 'chassis_uuid' else value
 
 
 def _filters(args, version):
@@ -97,13 +99,16 @@ def _filters(args, version):
     return filters
 
 
-def _list(detail_path):
+def list_page(detail_path, chassis_uuid=None):
+    """A page of nodes (those of a chassis: /v1/chassis/{c}/nodes)."""
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:list', context)
     args = flask.request.args
     query.check_known(args, _LIST_PARAMS)
     fields = node_view.VIEW.list_fields_for(args, version, detail_path)
     filters = _filters(args, version)
+    if chassis_uuid is not None:
+        filters['chassis_uuid'] = chassis_uuid
     # The conductor of a node is the hash ring's answer, not a column.
     conductor = filters.pop('conductor', None)
     page = pagination.parse(args)
@@ -121,7 +126,7 @@ def _list(detail_path):
         node for node in nodes
         if conductor_for(node.uuid, node.driver) == conductor]
     base = responses.public_url()
-    path = '/v1/nodes/detail' if detail_path else '/v1/nodes'
+    path = flask.request.path
     # The page read decides whether there is a next one, whatever the
     # conductor filter left of it.
     return responses.json_response(pagination.collection(
@@ -132,12 +137,12 @@ def _list(detail_path):
 
 @blueprint.get('')
 def list_nodes():
-    return _list(detail_path=False)
+    return list_page(detail_path=False)
 
 
 @blueprint.get('/detail')
 def list_nodes_detail():
-    return _list(detail_path=True)
+    return list_page(detail_path=True)
 
 
 @blueprint.get('/<ident>')
@@ -173,6 +178,18 @@ def _driver_is_input(call, *args, **kwargs):
             err=errors.message_of(exc)) from exc
 
 
+def _check_chassis(context, values):
+    """A node's chassis exists (400 otherwise, as Ironic answers)."""
+    chassis_uuid = values.get('chassis_uuid')
+    if chassis_uuid is None:
+        return
+    try:
+        objects.Chassis.get_by_uuid(context, chassis_uuid)
+    except exception.ResourceNotFound as exc:
+        raise exception.ReferencedResourceNotFound(
+            what='Chassis', ident=chassis_uuid, field='chassis_uuid') from exc
+
+
 def _initial_state(version):
     """Ironic's: nodes start in ``enroll`` from 1.11, ``available`` before."""
     if version < versions.at(versions.MINOR_11_ENROLL_STATE):
@@ -185,6 +202,7 @@ def create():
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:create', context)
     values = node_schema.check_create(body.json_body(), version)
+    _check_chassis(context, values)
     if values.get('uuid') is None:
         values.pop('uuid', None)
     for field in node_view.COMPUTED_FIELDS:
@@ -220,6 +238,7 @@ def update(ident):
     patch = body.json_body()
     node = node_ident.get_node(context, ident, version)
     changes = node_patch.changes(node, patch, version)
+    _check_chassis(context, changes)
     reset = _reset_interfaces(args, version, changes)
     if changes:
         for field, value in changes.items():

@@ -28,6 +28,7 @@ from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_traits
+from ironic_steps.db.sqlalchemy import resources
 from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 
@@ -182,7 +183,7 @@ _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 #: Node list filters: column equality, or a condition built from the value.
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid', 'fault',
-                      'owner', 'lessee', 'retired'])
+                      'owner', 'lessee', 'retired', 'chassis_uuid'])
 _CONDITIONS = {
     # Case-insensitive, as in Ironic: groups are stored lower-case.
     'conductor_group': lambda value: _NODES.c.conductor_group == value.lower(),
@@ -506,7 +507,8 @@ class _NodeQueries:
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries,
-                 conductors.ConductorQueries):
+                 conductors.ConductorQueries,
+                 resources.ResourceQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

@@ -50,6 +50,7 @@ class Node(Base):
         sa.Index('nodes_conductor_group_idx', 'conductor_group'),
         sa.Index('nodes_owner_idx', 'owner'),
         sa.Index('nodes_lessee_idx', 'lessee'),
+        sa.Index('nodes_chassis_uuid_idx', 'chassis_uuid'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
@@ -111,6 +112,10 @@ class Node(Base):
     rescue_interface = sa.Column(sa.String(255))
     storage_interface = sa.Column(sa.String(255))
     vendor_interface = sa.Column(sa.String(255))
+
+    # A chassis with nodes cannot be deleted: the key refuses it.
+    chassis_uuid = sa.Column(sa.String(36), sa.ForeignKey(
+        'chassis.uuid', name='nodes_chassis_uuid_fkey'))
 
 
 class Conductor(Base):
@@ -211,6 +216,120 @@ class BIOSSetting(Base):
                         primary_key=True)
     name = sa.Column(sa.String(255), primary_key=True)
     value = sa.Column(mysql.Text)
+
+
+def _node_uuid():
+    """The node a record belongs to, by UUID (what the API shows), deleted
+    with it in the node's own DELETE (ON DELETE CASCADE)."""
+    return sa.Column(sa.String(36), sa.ForeignKey(
+        'nodes.uuid', ondelete='CASCADE'), nullable=False)
+
+
+class Chassis(Base):
+    """A group of nodes (a rack, an enclosure): a label, nothing runs."""
+
+    __tablename__ = 'chassis'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_chassis0uuid'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    description = sa.Column(sa.String(255))
+    extra = sa.Column(JSONEncoded)
+
+
+class Portgroup(Base):
+    """A bond of a node's ports; VIFs attach to it as to a port."""
+
+    __tablename__ = 'portgroups'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_portgroups0uuid'),
+        sa.UniqueConstraint('name', name='uniq_portgroups0name'),
+        sa.UniqueConstraint('address', name='uniq_portgroups0address'),
+        sa.Index('portgroups_node_uuid_idx', 'node_uuid'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255))
+    address = sa.Column(sa.String(18))
+    node_uuid = _node_uuid()
+    standalone_ports_supported = sa.Column(sa.Boolean, nullable=False,
+                                           default=True)
+    mode = sa.Column(sa.String(255))
+    properties = sa.Column(JSONEncoded)
+    extra = sa.Column(JSONEncoded)
+    internal_info = sa.Column(JSONEncoded)
+
+
+class Port(Base):
+    """A NIC of a node, by MAC address (unique across all nodes)."""
+
+    __tablename__ = 'ports'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
+        sa.UniqueConstraint('address', name='uniq_ports0address'),
+        sa.Index('ports_node_uuid_idx', 'node_uuid'),
+        sa.Index('ports_portgroup_uuid_idx', 'portgroup_uuid'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    address = sa.Column(sa.String(18), nullable=False)
+    node_uuid = _node_uuid()
+    # SET NULL, not a refusal: MySQL and MariaDB check a key row by row,
+    # so deleting a node whose portgroup goes before its ports would be
+    # refused; the refusal to delete a portgroup in use is the query's
+    # (see resources.destroy_resource).
+    portgroup_uuid = sa.Column(sa.String(36), sa.ForeignKey(
+        'portgroups.uuid', name='ports_portgroup_uuid_fkey',
+        ondelete='SET NULL'))
+    local_link_connection = sa.Column(JSONEncoded)
+    pxe_enabled = sa.Column(sa.Boolean, nullable=False, default=True)
+    physical_network = sa.Column(sa.String(64))
+    is_smartnic = sa.Column(sa.Boolean, nullable=False, default=False)
+    extra = sa.Column(JSONEncoded)
+    internal_info = sa.Column(JSONEncoded)
+
+
+class VolumeConnector(Base):
+    """How a node reaches remote volumes (an IQN, a WWPN, ...)."""
+
+    __tablename__ = 'volume_connectors'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_volume_connectors0uuid'),
+        sa.UniqueConstraint('type', 'connector_id',
+                            name='uniq_volume_connectors0type0connector_id'),
+        sa.Index('volume_connectors_node_uuid_idx', 'node_uuid'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_uuid = _node_uuid()
+    type = sa.Column(sa.String(32), nullable=False)
+    connector_id = sa.Column(sa.String(255), nullable=False)
+    extra = sa.Column(JSONEncoded)
+
+
+class VolumeTarget(Base):
+    """A remote volume a node uses, in boot order (``boot_index``)."""
+
+    __tablename__ = 'volume_targets'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_volume_targets0uuid'),
+        sa.UniqueConstraint('node_uuid', 'boot_index',
+                            name='uniq_volume_targets0node_uuid0boot_index'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    node_uuid = _node_uuid()
+    volume_type = sa.Column(sa.String(64), nullable=False)
+    properties = sa.Column(JSONEncoded)
+    boot_index = sa.Column(sa.Integer, nullable=False)
+    volume_id = sa.Column(sa.String(36), nullable=False)
+    extra = sa.Column(JSONEncoded)
 
 
 # The same options on every table; only MySQL and MariaDB read them.

@@ -1,5 +1,6 @@
 """No-op interfaces: what a node has for the interface types ironic-steps
-does not run (console, inspect, network, rescue, storage).
+does not run (console, inspect, network, rescue, storage), and the
+``flat`` network interface, which needs no more.
 
 They carry Ironic's names (``no-console``, ``no-inspect``, ``noop``,
 ``no-rescue``, ``noop``) so that a node's ``*_interface`` fields read as
@@ -38,6 +39,13 @@ class NoRescue(_Unsupported, base.RescueInterface):
 class NoopNetwork(base.NetworkInterface):
     """No switch ports to configure: the node's network is set up out of
     band."""
+
+
+class FlatNetwork(base.NetworkInterface):
+    """One flat network shared by every node: nothing to configure
+    either.  As with ``noop``, a VIF attached to the node is only recorded
+    on a free port or portgroup (the API's business, see
+    ``api/controllers/node_resources.py``)."""
 
 
 class NoopStorage(base.StorageInterface):

@@ -189,8 +189,7 @@ class WritableFieldsTest(base.ApiTestCase):
         self.assertIsNone(stored.owner)
         self.assertEqual('', stored.conductor_group)
 
-    @ddt.data(('chassis_uuid', '1be26c0b-03f2-4d2e-ae87-c02d7f33c123',
-               'no chassis'),
+    @ddt.data(('chassis_uuid', 'not-a-uuid', 'chassis_uuid'),
               ('conductor_group', 'has space', 'conductor_group'),
               ('description', 'x' * 4097, 'description'),
               ('network_data', {'links': 'x'}, 'network_data'),

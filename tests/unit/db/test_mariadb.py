@@ -13,6 +13,7 @@ from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps import objects
 from tests import base
+from tests.unit.api import test_node_resources
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
 from tests.unit.objects import test_bios_setting
@@ -121,5 +122,24 @@ class DeployTemplatesOnMariaDBTest(test_deploy_template.DeployTemplateTest):
 class BIOSSettingsOnMariaDBTest(test_bios_setting.BIOSSettingTest):
     """The BIOS settings cache on MariaDB: names found exactly, case
     included."""
+
+    database = base.MariaDBDatabase
+
+
+class NodeResourcesOnMariaDBTest(test_node_resources.NodeDeletionTest):
+    """A node's records go with it (ON DELETE CASCADE) on MariaDB, whose
+    foreign keys on UUID columns need matching collations."""
+
+    database = base.MariaDBDatabase
+
+
+class VifsOnMariaDBTest(test_node_resources.VifTest):
+    """VIFs recorded by compare-and-set on a LONGTEXT column, on MariaDB."""
+
+    database = base.MariaDBDatabase
+
+
+class ChassisOnMariaDBTest(test_node_resources.ChassisTest):
+    """A chassis in use is refused deletion on MariaDB too."""
 
     database = base.MariaDBDatabase

@@ -28,10 +28,12 @@ CREATE_TRAITS_AND_TEMPLATES = '4f2a9c8e1b63'
 ADD_NODE_API_FIELDS = '4e8a6c2d1f93'
 CREATE_BIOS_SETTINGS = 'ebbaf9649dc9'
 CREATE_CONDUCTOR_HARDWARE_INTERFACES = 'f8cd5fbcbc5e'
+CREATE_NODE_RESOURCES = '3a7d5e9c2b14'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
-             CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES]
+             CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES,
+             CREATE_NODE_RESOURCES]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -160,6 +162,37 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual(0, connection.execute(sa.text(
                 'SELECT COUNT(*) FROM conductor_hardware_interfaces')
             ).scalar_one())
+
+    def test_a_nodes_records_go_with_it_and_its_traits_survive_the_revision(
+            self):
+        # Given a node with a trait at the previous head
+        migration.upgrade(CREATE_CONDUCTOR_HARDWARE_INTERFACES)
+        engine = sqlalchemy_api.get_engine()
+        uuid = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, provision_state, "
+                "maintenance) VALUES (:uuid, 'fake-hardware', 'enroll', 0)"),
+                {'uuid': uuid})
+            connection.execute(sa.text(
+                "INSERT INTO node_traits (node_id, trait) "
+                "SELECT id, 'CUSTOM_GPU' FROM nodes"))
+        # When the revision runs
+        migration.upgrade(CREATE_NODE_RESOURCES)
+        # Then the node keeps its trait and is in no chassis, and a port of
+        # the node goes with it
+        with engine.begin() as connection:
+            self.assertEqual(1, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM node_traits')).scalar_one())
+            self.assertIsNone(connection.execute(sa.text(
+                'SELECT chassis_uuid FROM nodes')).scalar_one())
+            connection.execute(sa.text(
+                "INSERT INTO ports (uuid, address, node_uuid, pxe_enabled, "
+                "is_smartnic) VALUES ('8a4e3c8e-7d2b-4b8a-9c55-2f0b9a3d9e21',"
+                " '52:54:00:00:00:01', :uuid, 1, 0)"), {'uuid': uuid})
+            connection.execute(sa.text('DELETE FROM nodes'))
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM ports')).scalar_one())
 
     def test_the_revisions_are_one_line(self):
         self.assertEqual(REVISIONS, migration.pending())

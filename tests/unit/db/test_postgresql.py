@@ -1,6 +1,7 @@
 """The same behaviour on PostgreSQL, the distributed mode's database."""
 
 from tests import base
+from tests.unit.api import test_node_resources
 from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
@@ -66,5 +67,30 @@ class BIOSSettingsOnPostgreSQLTest(test_bios_setting.BIOSSettingTest):
 class ConductorsOnPostgreSQLTest(test_conductor.ConductorTest):
     """Conductors and the hardware they registered: replaced in one
     transaction, read live or by page, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class PortsOnPostgreSQLTest(test_node_resources.PortTest):
+    """Ports through the API on PostgreSQL: the MAC's uniqueness, paging
+    and the node's foreign key."""
+
+    database = base.PostgreSQLDatabase
+
+
+class VifsOnPostgreSQLTest(test_node_resources.VifTest):
+    """VIFs recorded by compare-and-set on a JSON column, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class NodeDeletionOnPostgreSQLTest(test_node_resources.NodeDeletionTest):
+    """A node's records go with it (ON DELETE CASCADE) on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class ChassisOnPostgreSQLTest(test_node_resources.ChassisTest):
+    """A chassis in use is refused deletion on PostgreSQL too."""
 
     database = base.PostgreSQLDatabase

@@ -24,7 +24,12 @@ EXPECTED_FINGERPRINTS = {
     'BIOSSetting': '1.0-79c37501a4c12e087d933099cf108d50',
     'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
-    'Node': '1.2-e7fcd22c2f07fe172d0024c2ce06f8e0',
+    'Node': '1.3-a97c1c9ebc155eae3e7e7dafe13e2aaf',
+    'Chassis': '1.0-c83b9e409c9107e4f02c134767bcab57',
+    'Port': '1.0-886abfe4bc92d0072dfdc262a178677d',
+    'Portgroup': '1.0-ad2d3e1a60c5ee54bafc0d4ccb719d6c',
+    'VolumeConnector': '1.0-86b11ec0df68e4f9ced2b643a4d49122',
+    'VolumeTarget': '1.0-755c656508780abd6fc4c4c9598aaf59',
 }
 
 # Fixed, not generated: ddt puts it in the test id, which must not change

@@ -60,6 +60,16 @@ RELEASE_MAPPING = collections.OrderedDict([
         'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
     }),
+    # Ironic API parity: allocations (Allocation, RPC create_allocation,
+    # destroy_allocation), a node's boot device, console and vendor
+    # passthru methods, a driver's RAID logical disk properties.
+    ('0.6', {
+        'api': '1.69',
+        'rpc': '1.3',
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
+                    'Allocation': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -26,6 +26,11 @@ DEPLOYWAIT = 'wait call-back'
 CLEANFAIL = 'clean failed'
 DEPLOYFAIL = 'deploy failed'
 
+# An allocation (not a node) is being processed until it holds a node
+# (ACTIVE) or failed to find one (ERROR, its last_error says why).
+ALLOCATING = 'allocating'
+ALLOCATION_STATES = (ALLOCATING, ACTIVE, ERROR)
+
 #: No target: the node is not moving towards anything.
 NOSTATE = None
 

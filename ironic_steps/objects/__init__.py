@@ -6,13 +6,15 @@ def register_all():
     __import__('ironic_steps.objects.conductor')
     __import__('ironic_steps.objects.deploy_template')
     __import__('ironic_steps.objects.bios_setting')
+    __import__('ironic_steps.objects.allocation')
 
 
 register_all()
 
+from ironic_steps.objects.allocation import Allocation  # noqa: E402
 from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
 
-__all__ = ['BIOSSetting', 'Conductor', 'DeployTemplate', 'Node']
+__all__ = ['Allocation', 'BIOSSetting', 'Conductor', 'DeployTemplate', 'Node']

@@ -21,6 +21,7 @@ from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
+from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
@@ -466,7 +467,8 @@ class _NodeQueries:
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries,
-                 conductors.ConductorQueries):
+                 conductors.ConductorQueries,
+                 allocations.AllocationQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

@@ -21,6 +21,7 @@ from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_token as agent_tokens
+from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
@@ -63,7 +64,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -331,11 +332,63 @@ class ConductorManager:
         with self._acquire(context, node_id,
                            purpose='node deletion') as task:
             node_updates.check_not_protected(task.node, 'deleted')
+            held_by = objects.Allocation.uuids_of_nodes(
+                context, [task.node.uuid]).get(task.node.uuid)
+            if held_by is not None:
+                raise exception.NodeAllocated(
+                    node=task.node.uuid, allocation=held_by,
+                    action='deleted')
             if task.node.provision_state not in DELETE_ALLOWED_STATES:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
                     state=task.node.provision_state)
             task.destroy_node()
+
+    # --- allocations --------------------------------------------------
+
+    @_expected
+    def create_allocation(self, context, allocation, node_uuid=None):
+        """Store a new allocation and process it (RPC 1.3).
+
+        Without ``node_uuid`` the allocation is returned ``allocating``
+        and a worker finds it a node (see :mod:`allocations`); with it,
+        the allocation is backfilled with that deployed node before this
+        returns.
+
+        :raises AllocationFailed: when backfilling, naming why the node
+            does not fit.
+        :raises NoFreeConductorWorker: (before anything is stored).
+        """
+        allocation.state = states.ALLOCATING
+        if node_uuid is not None:
+            allocation.create(context)
+            allocations.backfill(context, allocation, node_uuid,
+                                 self._acquire)
+            return allocation
+        with self._reserve_worker() as worker:
+            allocation.create(context)
+            # The worker changes its own copy: the caller is answered
+            # with the allocation as stored, still allocating.
+            worker.submit(allocations.process, context,
+                          allocation.obj_clone(), self._acquire)
+        return allocation
+
+    @_expected
+    def destroy_allocation(self, context, allocation):
+        """Delete an allocation; the node it holds, if any, is released
+        under its lock (RPC 1.3).
+
+        :raises NodeInWrongState: if that node is deployed or busy (and
+            not in maintenance).
+        """
+        allocation.refresh(context)
+        if allocation.node_uuid is None:
+            allocation.destroy()
+            return
+        with self._acquire(context, allocation.node_uuid,
+                           purpose='allocation deletion') as task:
+            allocations.check_can_release(task.node, allocation)
+            allocation.destroy()
 
     # --- traits -------------------------------------------------------
     # As in Ironic, traits change in any provision state, under the lock.

@@ -20,6 +20,7 @@ add the new version to ``common/release_mappings.py``):
   set_target_raid_config, validate_driver_interfaces,
   get_driver_properties; update_node takes reset_interfaces; create_node
   keeps a node's initial ``available`` state (API < 1.11)
+* 1.3 - create_allocation, destroy_allocation
 """
 
 import oslo_messaging as messaging
@@ -44,7 +45,7 @@ def set_local_manager(manager):
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
 
     def __init__(self):
         self._client = None
@@ -244,6 +245,19 @@ class ConductorAPI:
         return self._call(context, 'get_driver_properties', '1.2',
                           route=driver_name, driver=driver_name,
                           driver_name=driver_name)
+
+    def create_allocation(self, context, allocation, node_uuid=None):
+        """Store and process a new allocation: any conductor finds it a
+        node; the node's own conductor backfills it with ``node_uuid``."""
+        self._check_can_send('1.3', 'Allocations')
+        return self._call(context, 'create_allocation', '1.3',
+                          route=node_uuid, allocation=allocation,
+                          node_uuid=node_uuid)
+
+    def destroy_allocation(self, context, allocation):
+        self._check_can_send('1.3', 'Allocations')
+        return self._call(context, 'destroy_allocation', '1.3',
+                          route=allocation.node_uuid, allocation=allocation)
 
 
 def _driver_reader(context, node_uuid):

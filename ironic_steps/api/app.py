@@ -17,6 +17,7 @@ are answered in Ironic's JSON error format (:mod:`errors`).
 import flask
 
 from ironic_steps.api import auth
+from ironic_steps.api.controllers import allocations
 from ironic_steps.api.controllers import conductors
 from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
@@ -39,7 +40,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
                drivers.blueprint, conductors.blueprint,
-               deploy_templates.blueprint)
+               deploy_templates.blueprint, allocations.blueprint,
+               allocations.node_blueprint)
 
 
 def _prepare_request():

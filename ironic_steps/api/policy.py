@@ -101,6 +101,21 @@ _RULES = [
     _rule('baremetal:deploy_template:delete', _WRITE,
           'Delete a deploy template.',
           ('DELETE', '/deploy_templates/{deploy_template_ident}')),
+    _rule('baremetal:allocation:get', _READ, 'Show an allocation.',
+          ('GET', '/allocations/{allocation_id}'),
+          ('GET', '/nodes/{node_ident}/allocation')),
+    _rule('baremetal:allocation:list', _READ, 'List allocations.',
+          ('GET', '/allocations')),
+    _rule('baremetal:allocation:create', _WRITE,
+          'Create an allocation: ask for a node, or backfill a deployed '
+          'one.', ('POST', '/allocations')),
+    _rule('baremetal:allocation:update', _WRITE,
+          'Change the name and extra of an allocation.',
+          ('PATCH', '/allocations/{allocation_id}')),
+    _rule('baremetal:allocation:delete', _WRITE,
+          'Delete an allocation, releasing its node.',
+          ('DELETE', '/allocations/{allocation_id}'),
+          ('DELETE', '/nodes/{node_ident}/allocation')),
 ]
 
 _enforcer = None

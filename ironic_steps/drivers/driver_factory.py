@@ -98,6 +98,21 @@ def _interface(interface_type, name):
     return _cached(INTERFACES_NAMESPACE % interface_type, name)
 
 
+def default_interface(name, interface_type):
+    """The default ``interface_type`` interface of hardware type ``name``
+    (what a driver-level request, such as its RAID properties, reads).
+
+    :raises DriverNotFound:
+    :raises UnsupportedDriverExtension: if the type has none.
+    """
+    default = hardware_type(name).default(interface_type)
+    if default is None:
+        raise exception.UnsupportedDriverExtension(
+            node='of hardware type %s' % name, extension=interface_type,
+            interface='none')
+    return _interface(interface_type, default)
+
+
 def power_interface_for(driver, name):
     """The power interface a node of hardware type ``driver`` with
     ``power_interface`` ``name`` (None: the default) uses.

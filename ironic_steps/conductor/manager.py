@@ -529,6 +529,71 @@ class ConductorManager:
         """{property: description} the driver's default interfaces read."""
         return driver_factory.driver_properties(driver_name)
 
+    # --- a node's BMC, console and vendor extensions (RPC 1.3) ----------
+
+    @_expected
+    def get_boot_device(self, context, node_id):
+        """{'boot_device': name or None, 'persistent': bool or None}."""
+        with self._acquire(context, node_id,
+                           purpose='getting boot device') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    @_expected
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """:raises InvalidParameterValue: for a device the node's
+            management does not support."""
+        with self._acquire(context, node_id,
+                           purpose='setting boot device') as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_boot_device(task, device,
+                                                   persistent=persistent)
+            task.save_and_release()
+
+    @_expected
+    def get_supported_boot_devices(self, context, node_id):
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='listing boot devices') as task:
+            return task.driver.management.get_supported_boot_devices(task)
+
+    @_expected
+    def set_console_mode(self, context, node_id, enabled):
+        """Start or stop a node's console.
+
+        :raises UnsupportedDriverExtension: for a console interface that
+            cannot (``no-console``, the only one here), as its validation
+            says.
+        """
+        with self._acquire(context, node_id,
+                           purpose='setting console mode') as task:
+            task.driver.console.validate(task)
+            if bool(task.node.console_enabled) == enabled:
+                return
+            if enabled:
+                task.driver.console.start_console(task)
+            else:
+                task.driver.console.stop_console(task)
+            task.node.console_enabled = enabled
+            task.save_and_release()
+
+    @_expected
+    def get_node_vendor_passthru_methods(self, context, node_id):
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='listing vendor methods') as task:
+            return task.driver.vendor.vendor_routes()
+
+    @_expected
+    def get_driver_vendor_passthru_methods(self, context, driver_name):
+        return driver_factory.default_interface(
+            driver_name, 'vendor').driver_routes()
+
+    @_expected
+    def get_raid_logical_disk_properties(self, context, driver_name):
+        """{property: description} of a logical disk, for the default RAID
+        interface of ``driver_name``."""
+        return driver_factory.default_interface(
+            driver_name, 'raid').get_logical_disk_properties()
+
     @_expected
     def get_node_with_token(self, context, node_id):
         """An agent's lookup: the node's agent token, handed out once.

@@ -25,6 +25,7 @@ from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_maintenance
+from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
@@ -41,7 +42,7 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
                drivers.blueprint, conductors.blueprint,
                deploy_templates.blueprint, allocations.blueprint,
-               allocations.node_blueprint)
+               allocations.node_blueprint, node_management.blueprint)
 
 
 def _prepare_request():

@@ -119,9 +119,7 @@ class Forbidden(exception.IronicStepsException):
 #: answer 404 like any unknown path, saying so (api-ref lists them).
 _NOT_PROVIDED = re.compile(
     r'^/v1/(?:(?P<top>chassis|ports|portgroups|volume|events)'
-    r'|drivers/[^/]+/(?P<driver>vendor_passthru|raid)'
     r'|nodes/[^/]+/(?P<node>ports|portgroups|vifs|volume|'
-    r'vendor_passthru|management|states/console|'
     r'states/boot_device))(?:/|$)')
 
 

@@ -27,7 +27,7 @@ class AllocationCLITest(test_openstack_client.CLITestCase):
                          client.json('allocation', 'show', 'web-1')['extra'])
         client.run('allocation', 'unset', 'web-1', '--extra', 'ticket')
         listed = client.json('allocation', 'list', '--node', 'gold-1')
-        self.assertEqual([created['uuid']], [a['UUID'] for a in listed])
+        self.assertEqual([created['uuid']], [a['uuid'] for a in listed])
 
         client.run('allocation', 'delete', 'web-1')
         self.assertEqual([], client.json('allocation', 'list'))
@@ -44,3 +44,42 @@ class AllocationCLITest(test_openstack_client.CLITestCase):
         failed = client.json('allocation', 'show', 'nope')
         self.assertEqual('error', failed['state'])
         self.assertIn('platinum', failed['last_error'])
+
+
+class NodeExtrasCLITest(test_openstack_client.CLITestCase):
+
+    def test_boot_device_console_passthru_and_driver_properties(self):
+        _service, client = self.start_service()
+        client.run('node', 'create', '--driver', 'fake-hardware', '--name',
+                   'node-1')
+
+        self.assertEqual({'boot_device': 'pxe', 'persistent': False},
+                         client.json('node', 'boot', 'device', 'show',
+                                     'node-1'))
+        client.run('node', 'boot', 'device', 'set', 'node-1', 'disk',
+                   '--persistent')
+        self.assertEqual({'boot_device': 'disk', 'persistent': True},
+                         client.json('node', 'boot', 'device', 'show',
+                                     'node-1'))
+        self.assertEqual(
+            {'supported_boot_devices': 'pxe, disk'},
+            client.json('node', 'boot', 'device', 'show', 'node-1',
+                        '--supported'))
+
+        refused = client.run('node', 'console', 'enable', 'node-1',
+                             check=False)
+        self.assertNotEqual(0, refused.returncode)
+        self.assertIn('no-console', refused.stderr)
+        self.assertNotIn('Traceback', refused.stderr)
+        self.assertEqual({'console_enabled': False, 'console_info': None},
+                         client.json('node', 'console', 'show', 'node-1'))
+
+        self.assertEqual([], client.json('node', 'passthru', 'list',
+                                         'node-1'))
+        self.assertEqual([], client.json('driver', 'property', 'list',
+                                         'fake-hardware'))
+        raid_properties = {
+            row['property']: row['description'] for row in client.json(
+                'driver', 'raid', 'property', 'list', 'fake-hardware')}
+        self.assertIn('size_gb', raid_properties)
+        self.assertIn('Required', raid_properties['raid_level'])

@@ -17,7 +17,6 @@ release without allocations.
 
 from oslo_versionedobjects import base as ovo_base
 
-from ironic_steps.common import exception
 from ironic_steps.db import api as db_api
 from ironic_steps.objects import base
 from ironic_steps.objects import fields
@@ -121,13 +120,8 @@ class Allocation(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         :raises AllocationNotFound, AllocationDuplicateName:
         :raises NodeAssociated: if the node has another instance.
         """
-        self.check_in_pinned_release('Allocations')
-        changes = self.obj_get_changes()
-        fixed = sorted(set(changes) - set(_UPDATABLE) - set(_PROCESSED))
-        if fixed:
-            raise exception.Invalid(
-                'Field(s) %s of allocation %s cannot change' % (
-                    ', '.join(fixed), self.uuid))
+        changes = self.changes_to_save('Allocations',
+                                       _UPDATABLE + _PROCESSED, 'allocation')
         if changes:
             self._from_db_object(
                 context or self._context,

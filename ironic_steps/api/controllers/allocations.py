@@ -209,11 +209,8 @@ def update(ident):
     policy.authorize('baremetal:allocation:update', context)
     patch = body.json_body()
     allocation = _get(context, ident)
-    changes = patching.changes(allocation, patch, allocation_schema.SCHEMA,
-                               version, allocation_schema.empty)
-    if changes:
-        for field, value in changes.items():
-            setattr(allocation, field, value)
+    if patching.apply_changes(allocation, patch, allocation_schema.SCHEMA,
+                              version, allocation_schema.empty):
         allocation.save()
     return responses.json_response(_VIEW.body(allocation, version))
 

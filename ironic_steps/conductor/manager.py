@@ -318,6 +318,8 @@ class ConductorManager:
                            purpose='node update') as task:
             node_updates.apply(node_obj, changes,
                                task.node.provision_state, reset_interfaces)
+            if 'instance_uuid' in changes and node_obj.instance_uuid is None:
+                self._release_from_allocation(context, task.node)
             for field in node_obj.obj_what_changed():
                 setattr(task.node, field, getattr(node_obj, field))
             task.node.save()
@@ -326,6 +328,18 @@ class ConductorManager:
         node.reservation = None
         node.obj_reset_changes(['reservation'])
         return node
+
+    @staticmethod
+    def _release_from_allocation(context, node):
+        """A node losing its instance loses the allocation that made it
+        (as in Ironic); under the node's lock, which the caller holds."""
+        held_by = objects.Allocation.uuids_of_nodes(
+            context, [node.uuid]).get(node.uuid)
+        if held_by is None:
+            return
+        allocation = objects.Allocation.get_by_uuid(context, held_by)
+        allocations.check_can_release(node, allocation)
+        allocation.destroy()
 
     @_expected
     def destroy_node(self, context, node_id):

@@ -155,6 +155,17 @@ class AllocationApiTest(base.ApiTestCase):
         self.assertEqual(204, self.delete(
             '/v1/nodes/%s' % node.uuid).status_code)
 
+    def test_removing_the_instance_of_a_node_deletes_its_allocation(self):
+        node = self.available('gold-1')
+        done = self.settled(self.allocate(resource_class='gold')['uuid'])
+        response = self.patch('/v1/nodes/gold-1', json=[
+            {'op': 'remove', 'path': '/instance_uuid'}])
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertIsNone(response.get_json()['allocation_uuid'])
+        self.assertError(self.get('/v1/allocations/%s' % done['uuid']), 404)
+        self.assertIsNone(self.get('/v1/nodes/%s' % node.uuid).get_json()[
+            'instance_uuid'])
+
     def test_a_deployed_node_is_not_released_unless_in_maintenance(self):
         node = self.available('gold-1')
         done = self.settled(self.allocate(resource_class='gold')['uuid'])

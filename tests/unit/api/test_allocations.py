@@ -7,8 +7,11 @@ the conductor's worker, so tests wait for it to leave ``allocating``.
 import time
 
 import ddt
+from oslo_messaging import conffixture
 
+from ironic_steps.conf import CONF
 from ironic_steps import objects
+from tests import base as tests_base
 from tests.unit.api import base
 
 # Fixed, not generated: ddt puts them in test ids.
@@ -286,3 +289,44 @@ class AllocationApiTest(base.ApiTestCase):
         self.assertEqual([], objects.Allocation.list(self.context))
         shown = self.get('/v1/nodes/gold-1').get_json()
         self.assertIsNone(shown['allocation_uuid'])
+
+
+class AllocationOverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
+    """Two conductors behind oslo.messaging's in-memory transport: the
+    allocation and the node's boot device travel as RPC 1.3 calls."""
+
+    wait_for_state = tests_base.ConductorTestCase.wait_for_state
+    settled = AllocationApiTest.settled
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(conffixture.ConfFixture(CONF,
+                                                transport_url='fake:/'))
+        self.config(rpc_transport='oslo')
+        self.config(rpc_response_timeout=10)
+        self.useFixture(tests_base.RPCConductors(
+            self.context, ['conductor-a', 'conductor-b']))
+        self.make_client()
+
+    def test_an_allocation_is_processed_and_deleted_through_a_conductor(
+            self):
+        node = self.api_create(name='gold-1', resource_class='gold')
+        for target, state in (('manage', 'manageable'),
+                              ('provide', 'available')):
+            self.provision('gold-1', target)
+            self.wait_for_state(objects.Node.get(self.context, node['uuid']),
+                                state)
+        created = self.post('/v1/allocations',
+                            json={'resource_class': 'gold'}).get_json()
+        self.assertEqual(node['uuid'],
+                         self.settled(created['uuid'])['node_uuid'])
+        self.assertEqual(204, self.put(
+            '/v1/nodes/gold-1/management/boot_device',
+            json={'boot_device': 'disk'}).status_code)
+        self.assertEqual('disk', self.get(
+            '/v1/nodes/gold-1/management/boot_device').get_json()[
+                'boot_device'])
+        self.assertEqual(204, self.delete(
+            '/v1/allocations/%s' % created['uuid']).status_code)
+        self.assertIsNone(self.get('/v1/nodes/gold-1').get_json()[
+            'instance_uuid'])

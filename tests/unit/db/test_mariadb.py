@@ -15,6 +15,7 @@ from ironic_steps import objects
 from tests import base
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_allocation
 from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
@@ -121,5 +122,12 @@ class DeployTemplatesOnMariaDBTest(test_deploy_template.DeployTemplateTest):
 class BIOSSettingsOnMariaDBTest(test_bios_setting.BIOSSettingTest):
     """The BIOS settings cache on MariaDB: names found exactly, case
     included."""
+
+    database = base.MariaDBDatabase
+
+
+class AllocationsOnMariaDBTest(test_allocation.AllocationTest):
+    """A node given to one allocation at most, released with it, names
+    unique: the duplicate errors of MariaDB read right."""
 
     database = base.MariaDBDatabase

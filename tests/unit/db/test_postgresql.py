@@ -4,6 +4,7 @@ from tests import base
 from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_allocation
 from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_conductor
 from tests.unit.objects import test_deploy_template
@@ -66,5 +67,12 @@ class BIOSSettingsOnPostgreSQLTest(test_bios_setting.BIOSSettingTest):
 class ConductorsOnPostgreSQLTest(test_conductor.ConductorTest):
     """Conductors and the hardware they registered: replaced in one
     transaction, read live or by page, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class AllocationsOnPostgreSQLTest(test_allocation.AllocationTest):
+    """A node given to one allocation at most, released with it, names
+    unique: the duplicate errors of PostgreSQL read right."""
 
     database = base.PostgreSQLDatabase

@@ -7,12 +7,11 @@ the conductor's worker, so tests wait for it to leave ``allocating``.
 import time
 
 import ddt
-from oslo_messaging import conffixture
 
-from ironic_steps.conf import CONF
 from ironic_steps import objects
 from tests import base as tests_base
 from tests.unit.api import base
+from tests.unit.api import test_distributed
 
 # Fixed, not generated: ddt puts them in test ids.
 UUID = '3f1c0d52-7a8e-4b0c-9d2e-5a6b7c8d9e01'
@@ -291,22 +290,12 @@ class AllocationApiTest(base.ApiTestCase):
         self.assertIsNone(shown['allocation_uuid'])
 
 
-class AllocationOverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
-    """Two conductors behind oslo.messaging's in-memory transport: the
-    allocation and the node's boot device travel as RPC 1.3 calls."""
+class AllocationOverMessagingTest(test_distributed.TwoConductorsOverMessaging,
+                                  tests_base.TestCase):
+    """The allocation and the node's boot device travel as RPC 1.3 calls
+    to the node's conductor."""
 
-    wait_for_state = tests_base.ConductorTestCase.wait_for_state
     settled = AllocationApiTest.settled
-
-    def setUp(self):
-        super().setUp()
-        self.useFixture(conffixture.ConfFixture(CONF,
-                                                transport_url='fake:/'))
-        self.config(rpc_transport='oslo')
-        self.config(rpc_response_timeout=10)
-        self.useFixture(tests_base.RPCConductors(
-            self.context, ['conductor-a', 'conductor-b']))
-        self.make_client()
 
     def test_an_allocation_is_processed_and_deleted_through_a_conductor(
             self):

@@ -192,7 +192,10 @@ class Service:
         self.server = server.Server(
             app.create_app(), CONF.api.host_ip, CONF.api.port,
             threads=self._api_threads(), timeout=CONF.api.client_timeout,
-            max_body=body.max_size())
+            max_body=body.max_size(),
+            max_connections=CONF.api.max_connections,
+            backlog=CONF.api.backlog,
+            retry_after=CONF.api.retry_after_seconds)
         self.server.prepare()
         threading.Thread(target=self.server.serve, name='api-server',
                          daemon=True).start()

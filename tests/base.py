@@ -16,6 +16,7 @@ import time
 
 import fixtures
 import oslo_messaging as messaging
+from oslo_messaging import conffixture
 from oslo_config import fixture as config_fixture
 from oslotest import base as oslotest_base
 import sqlalchemy as sa
@@ -147,6 +148,13 @@ class TestCase(oslotest_base.BaseTestCase):
 
     def config(self, **kw):
         self.config_fixture.config(**kw)
+
+    def use_in_memory_messaging(self, response_timeout=10):
+        """Conductor calls through oslo.messaging's in-memory transport."""
+        self.useFixture(conffixture.ConfFixture(CONF,
+                                                transport_url='fake:/'))
+        self.config(rpc_transport='oslo')
+        self.config(rpc_response_timeout=response_timeout)
 
     #: What a refused request must leave as it was.
     _FLOW_FIELDS = ('provision_state', 'target_provision_state',

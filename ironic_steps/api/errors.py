@@ -10,6 +10,13 @@ unpacks into the message it prints::
 ``code``; anything that is not an :class:`IronicStepsException`, and any
 of those with a 500 code, is a bug: it is logged with its traceback and
 answered with a generic message that reveals nothing internal.
+
+Two kinds of foreign errors are not bugs and are translated first: a
+conductor call that timed out (503, the request may or may not have been
+carried out), and a database that cannot be reached (503 with
+``Retry-After``, like the unreachable message broker the RPC API reports;
+see :mod:`ironic_steps.common.outage`, which logs such an outage once,
+not once per request).
 """
 
 import http
@@ -17,11 +24,14 @@ import json
 import re
 
 import flask
+from oslo_db import exception as db_exc
 from oslo_log import log
 import oslo_messaging as messaging
 from werkzeug import exceptions as http_exc
 
 from ironic_steps.common import exception
+from ironic_steps.common import outage
+from ironic_steps.conf import CONF
 
 LOG = log.getLogger(__name__)
 
@@ -147,15 +157,28 @@ def message_of(exc):
     return str(exc).split(_REMOTE_TRACEBACK, 1)[0].rstrip()
 
 
-def status_and_message(exc):
-    """What the caller is told about ``exc``: (status, message)."""
+def _translated(exc):
+    """``exc``, or the exception of ours that says what it means."""
     if isinstance(exc, messaging.MessagingTimeout):
         LOG.warning('Conductor call timed out: %s', exc)
-        exc = ConductorTimeout()
+        return ConductorTimeout()
+    if isinstance(exc, db_exc.DBConnectionError):
+        # (The database API raises it for a refused connection too.)
+        outage.DATABASE.failed(exc)
+        return exception.DatabaseUnreachable()
+    return exc
+
+
+def status_and_message(exc):
+    """What the caller is told about ``exc``: (status, message)."""
+    exc = _translated(exc)
     if isinstance(exc, exception.IronicStepsException):
         status = int(exc.code)
         if status < 500:
             LOG.debug('Client error %s: %s', status, message_of(exc))
+            return status, message_of(exc)
+        if isinstance(exc, exception.DependencyUnreachable):
+            # Its Outage record logs it, once per outage.
             return status, message_of(exc)
         if status != 500:
             LOG.warning('Request failed with %s: %s', status, message_of(exc))
@@ -182,7 +205,11 @@ def _response(status, message, headers=None):
 
 
 def _handle_exception(exc):
-    return _response(*status_and_message(exc))
+    exc = _translated(exc)
+    headers = None
+    if isinstance(exc, exception.DependencyUnreachable):
+        headers = {'Retry-After': str(CONF.api.retry_after_seconds)}
+    return _response(*status_and_message(exc), headers=headers)
 
 
 def _handle_http_exception(exc):

@@ -22,9 +22,17 @@
 3. **Every client has deadlines** (``timeout``, ``[api] client_timeout``):
    a request must arrive whole within it of its first byte (else 408 and
    the connection is closed), a response must be taken within it, and an
-   idle keep-alive connection is closed after it.  Past
-   ``max_connections``, the connection that has waited longest without a
-   running request is closed to make room.
+   idle keep-alive connection is closed after it.
+4. **Every client that connects is answered.**  The listen backlog is the
+   kernel's limit (``net.core.somaxconn``) unless ``backlog`` says
+   otherwise, and each readiness of the listener accepts everything
+   pending, so a burst of connections waits in the kernel's queue, not in
+   SYN retransmissions.  Past ``max_connections`` the idle connection that
+   has waited longest (no request under way) is answered 503 and closed to
+   make room; with none idle, the new client is answered 503 itself.  The
+   503 carries ``Retry-After``, and every connection the server ends after
+   an answer is drained before it is closed, so no client ever sees a
+   reset instead of its answer.
 
 So a client that sends slowly, sends half a request or sends nothing holds
 a buffer and a file descriptor for a bounded time, never a thread, and
@@ -37,6 +45,7 @@ request's body in ``wsgi.input`` with ``CONTENT_LENGTH`` set.
 
 import collections
 import email.utils
+import errno
 import io
 import queue
 import resource
@@ -61,6 +70,10 @@ _RECV_SIZE = 65536
 _LINGER = 2.0
 #: How often deadlines are looked at, in seconds.
 _CHECK_EVERY = 0.25
+#: Connections accepted per readiness of the listener before the others'
+#: events are looked at; the listener stays ready while more are pending.
+_ACCEPT_BATCH = 64
+_SOMAXCONN = '/proc/sys/net/core/somaxconn'
 _GENERIC_500 = ('An unexpected error prevented the server from fulfilling '
                 'the request; the details are in the server log.')
 
@@ -78,9 +91,23 @@ def default_max_connections():
     return max(16, soft // 2)
 
 
+def default_backlog():
+    """The kernel's limit of a listen backlog, which caps any larger one.
+
+    Python's ``socket.SOMAXCONN`` is the C library's constant (128 with
+    older ones) even where the kernel allows more.
+    """
+    try:
+        with open(_SOMAXCONN) as limit:
+            return max(socket.SOMAXCONN, int(limit.read()))
+    except (OSError, ValueError):
+        return socket.SOMAXCONN
+
+
 class _Connection:
     __slots__ = ('sock', 'address', 'buffer', 'reader', 'state', 'deadline',
-                 'started', 'out', 'close_after', 'events', 'since')
+                 'started', 'out', 'close_after', 'events', 'since',
+                 'answered')
 
     def __init__(self, sock, address, max_body, now, timeout):
         self.sock = sock
@@ -95,6 +122,8 @@ class _Connection:
         self.close_after = False
         self.events = 0
         self.since = now
+        #: Whether a response was sent on it (then idle means keep-alive).
+        self.answered = False
 
 
 class _DateHeader:
@@ -116,7 +145,8 @@ class Server:
     """A WSGI server for ``application`` on ``host``:``port``."""
 
     def __init__(self, application, host, port, threads=1, timeout=10,
-                 max_body=1024 * 1024, max_connections=None):
+                 max_body=1024 * 1024, max_connections=None, backlog=None,
+                 retry_after=5):
         self.application = application
         self.host = host
         self.requested_port = port
@@ -124,7 +154,13 @@ class Server:
         self.timeout = timeout
         self.max_body = max_body
         self.max_connections = max_connections or default_max_connections()
+        self.backlog = backlog or default_backlog()
+        self.retry_after = retry_after
         self._listener = None
+        self._lingering = 0
+        self._full_since = None
+        self._refused = 0
+        self._accept_paused = False
         self.port = None
         self._selector = None
         self._connections = {}
@@ -146,7 +182,7 @@ class Server:
         listener = socket.socket(family, kind, proto)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
-        listener.listen(socket.SOMAXCONN)
+        listener.listen(self.backlog)
         listener.setblocking(False)
         self._listener = listener
         self.port = listener.getsockname()[1]
@@ -231,7 +267,8 @@ class Server:
                 self._close(conn)
 
     def _stop_listening(self):
-        self._selector.unregister(self._listener)
+        if not self._accept_paused:
+            self._selector.unregister(self._listener)
         self._listener.close()
         for conn in list(self._connections.values()):
             if conn.state in (_READING, _LINGERING):
@@ -253,37 +290,98 @@ class Server:
         conn.events = events
 
     def _accept(self):
-        for _ in range(64):
+        for _ in range(_ACCEPT_BATCH):
             try:
                 sock, address = self._listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:
-                # Out of file descriptors, most likely: make room.
-                LOG.warning('Cannot accept a connection: %s', exc)
-                self._evict()
+                self._pause_accepting(exc)
                 return
-            if len(self._connections) >= self.max_connections:
-                self._evict()
             sock.setblocking(False)
             if sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            now = time.monotonic()
-            conn = _Connection(sock, address, self.max_body, now,
-                               self.timeout)
+            conn = _Connection(sock, address, self.max_body,
+                               time.monotonic(), self.timeout)
             self._connections[sock.fileno()] = conn
             self._watch(conn, selectors.EVENT_READ)
+            self._keep_within_limit(conn)
 
-    def _evict(self):
-        waiting = [conn for conn in self._connections.values()
-                   if conn.state != _RUNNING]
-        if waiting:
-            oldest = min(waiting, key=lambda conn: conn.since)
-            LOG.warning('Too many connections (%d): closing the one from '
-                        '%s, %s for %.1f s', len(self._connections),
-                        oldest.address, oldest.state,
-                        time.monotonic() - oldest.since)
-            self._close(oldest)
+    def _pause_accepting(self, exc):
+        """Out of file descriptors (or kernel memory): clients wait in the
+        backlog, not refused, until the next deadline check."""
+        if exc.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS,
+                             errno.ENOMEM):
+            LOG.warning('Cannot accept a connection: %s', exc)
+            return
+        LOG.warning('Cannot accept a connection (%s) with %d open; new '
+                    'clients wait in the backlog meanwhile.', exc,
+                    len(self._connections))
+        self._selector.unregister(self._listener)
+        self._accept_paused = True
+
+    def _resume_accepting(self):
+        if self._accept_paused and not self._stopping:
+            self._selector.register(self._listener, selectors.EVENT_READ,
+                                    None)
+            self._accept_paused = False
+
+    def _keep_within_limit(self, newcomer):
+        open_now = len(self._connections) - self._lingering
+        if open_now <= self.max_connections:
+            if self._full_since is not None:
+                LOG.info('Below %d connections again after %.1f s; %d '
+                         'clients were answered 503 meanwhile.',
+                         self.max_connections,
+                         time.monotonic() - self._full_since, self._refused)
+                self._full_since, self._refused = None, 0
+            return
+        if self._full_since is None:
+            self._full_since = time.monotonic()
+            LOG.warning('%d connections open, the limit ([api] '
+                        'max_connections): idle ones are closed to make '
+                        'room, and with none idle new clients are answered '
+                        '503. Logged once until below the limit again.',
+                        open_now)
+        self._refused += 1
+        idle = self._longest_idle(exclude=newcomer)
+        limit = ('the server is at its limit of %d connections ([api] '
+                 'max_connections); retry in %d seconds.'
+                 % (self.max_connections, self.retry_after))
+        if idle is not None:
+            self._refuse(idle, 'This idle connection is closed to make '
+                               'room for another: ' + limit)
+        else:
+            self._refuse(newcomer, 'Every connection has a request under '
+                                   'way: ' + limit)
+
+    def _longest_idle(self, exclude):
+        """The connection idle the longest, keep-alive ones first; None if
+        every one has a request under way or on its way in."""
+        candidates = [conn for conn in self._connections.values()
+                      if conn is not exclude and conn.state == _READING
+                      and not conn.started]
+        candidates.sort(key=lambda conn: (not conn.answered, conn.since))
+        for conn in candidates:
+            if not self._has_pending_bytes(conn):
+                return conn
+        return None
+
+    @staticmethod
+    def _has_pending_bytes(conn):
+        """Whether the client sent what the server has not read yet (or
+        closed its side): then it is not idle."""
+        try:
+            conn.sock.recv(1, socket.MSG_PEEK)
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True   # broken: its next readiness closes it
+        return True       # bytes, or the client's end of sending
+
+    def _refuse(self, conn, message):
+        self._answer_error(conn, http_request.HTTPError(503, message),
+                           ('Retry-After: %d\r\n' % self.retry_after))
 
     def _on_readable(self, conn):
         try:
@@ -362,6 +460,7 @@ class Server:
         now = time.monotonic()
         conn.state = _READING
         conn.since = now
+        conn.answered = True
         conn.started = bool(conn.buffer)
         conn.deadline = now + self.timeout
         self._watch(conn, selectors.EVENT_READ)
@@ -378,10 +477,12 @@ class Server:
             self._close(conn)
             return
         conn.state = _LINGERING
+        self._lingering += 1
         conn.deadline = time.monotonic() + _LINGER
         self._watch(conn, selectors.EVENT_READ)
 
     def _expire(self, now):
+        self._resume_accepting()
         for conn in list(self._connections.values()):
             if conn.state == _RUNNING or now < conn.deadline:
                 continue
@@ -389,6 +490,10 @@ class Server:
                 self._answer_error(conn, http_request.HTTPError(
                     408, 'The request did not arrive whole within %d '
                          'seconds ([api] client_timeout).' % self.timeout))
+            elif conn.state == _READING and self._has_pending_bytes(conn):
+                # A request arrived since the last look: closing now would
+                # reset it unread.  It is read at the next readiness.
+                conn.deadline = now + self.timeout
             else:
                 # Idle, or not taking its response, or done lingering.
                 self._close(conn)
@@ -400,6 +505,8 @@ class Server:
         if conn.events:
             self._selector.unregister(conn.sock)
             conn.events = 0
+        if conn.state == _LINGERING:
+            self._lingering -= 1
         self._connections.pop(fileno, None)
         conn.sock.close()
 
@@ -424,14 +531,14 @@ class Server:
         except OSError:
             pass   # the client sends its body after a while anyway
 
-    def _answer_error(self, conn, exc):
+    def _answer_error(self, conn, exc, extra_headers=''):
         LOG.debug('Refused a request from %s: %s %s', conn.address,
                   exc.status.value, exc.message)
         payload = errors.body(exc.status.value, exc.message)
         head = ('HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n'
-                'Content-Length: %d\r\nDate: %s\r\nConnection: close\r\n\r\n'
-                % (exc.status.value, exc.status.phrase, len(payload),
-                   self._date()))
+                'Content-Length: %d\r\nDate: %s\r\n%sConnection: close'
+                '\r\n\r\n' % (exc.status.value, exc.status.phrase,
+                              len(payload), self._date(), extra_headers))
         conn.out = memoryview(head.encode('ascii') + payload)
         conn.close_after = True
         self._send(conn)

@@ -243,6 +243,26 @@ class NoFreeConductorWorker(TemporaryFailure):
                 'conductor workers.')
 
 
+class DependencyUnreachable(TemporaryFailure):
+    """A service this one needs is down; the API adds ``Retry-After``."""
+
+
+class DatabaseUnreachable(DependencyUnreachable):
+    _msg_fmt = ('The database is unreachable, so the request could not be '
+                'served; retry once it is back.')
+
+
+class BrokerUnreachable(DependencyUnreachable):
+    _msg_fmt = ('The message broker is unreachable, so no conductor could '
+                'be asked and nothing was done; retry once it is back.')
+
+
+class NoConductorListening(DependencyUnreachable):
+    _msg_fmt = ('No conductor is listening for requests (the message broker '
+                'may have just restarted and the conductors not yet '
+                'reconnected), so nothing was done; retry in a few seconds.')
+
+
 # --- step framework: raised by drivers, caught by the conductor -------------
 
 class AllocationFailed(IronicStepsException):

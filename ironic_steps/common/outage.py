@@ -3,15 +3,23 @@
 During an outage of the database or the message broker every request and
 every periodic task fails the same way; a log line (or a traceback) for
 each would bury the one fact an operator needs: when it started, what the
-error was, and when it ended.
+error was, and when it ended.  What is logged of an error never shows a
+password (:func:`redact`): errors may quote the URL of the database or of
+the broker.
 """
 
+import re
 import threading
 import time
 
 from oslo_log import log
+from oslo_utils import strutils
 
 LOG = log.getLogger(__name__)
+
+#: ``scheme://user:password@host``: the password goes (up to the last
+#: ``@``, in case it holds one).
+_URL_PASSWORD = re.compile(r'(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)\S*@')
 
 
 class Outage:
@@ -55,10 +63,18 @@ class Outage:
 
 def gist(exc):
     """The first line of an error from a driver, without SQLAlchemy's
-    background link (or the exception's name, if it says nothing)."""
+    background link (or the exception's name, if it says nothing), and
+    without passwords."""
     text = str(getattr(exc, 'inner_exception', None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return redact(text.splitlines()[0]) if text else type(exc).__name__
+
+
+def redact(text):
+    """``text`` without the passwords of URLs or of ``password=`` pairs."""
+    return strutils.mask_password(_URL_PASSWORD.sub(r'\1***@', text))
 
 
 #: The database, as this process sees it.
 DATABASE = Outage('the database')
+#: The message broker, as this process's conductor calls see it.
+BROKER = Outage('the message broker')

@@ -257,26 +257,25 @@ class ConductorManager:
             self._adopt_agents(context)
 
     def _adopt_agents(self, context):
-        """Serve the fake agents of this conductor's waiting nodes.
-
-        The agent of a node waiting for it lives on the node, not in the
-        conductor that started the step: when that conductor dies (or
-        restarts), the node's agent goes on heartbeating to the node's new
-        conductor, which is this one if the ring says so.
-        """
-        agent = fake_agent.get_agent()
+        """Tell the deploy interfaces of this conductor's waiting nodes
+        that it owns them now (see ``DeployInterface.adopt_waiting``)."""
         for state, waiting in flows.BY_WAIT_STATE.items():
             index_key = '%s_step_index' % waiting.flow.kind
             for row in objects.Node.list_fields(
                     context, ('uuid', 'driver', 'deploy_interface',
                               'driver_internal_info'),
                     filters={'provision_state': state}):
-                if (row.deploy_interface != fake_agent.SERVED_INTERFACE
-                        or step_polling.is_polled(row)
+                if (step_polling.is_polled(row)
                         or not self._owns(row.uuid, row.driver)):
                     continue
-                agent.adopt(row.uuid, (row.driver_internal_info or {}).get(
-                    index_key), waiting.flow.kind)
+                try:
+                    deploy = driver_factory.interface_for(
+                        'deploy', row.driver, row.deploy_interface)
+                except exception.IronicStepsException:
+                    continue   # its flow fails where the node is loaded
+                deploy.adopt_waiting(
+                    row.uuid, waiting.flow.kind,
+                    (row.driver_internal_info or {}).get(index_key))
 
     def _acquire(self, context, node_id, **kwargs):
         """A task on ``node_id`` whose lock is tagged with this conductor."""

@@ -35,8 +35,8 @@ _COLUMNS = ('uuid', 'driver', 'power_interface', 'power_state',
 
 def _reads_hardware(row):
     try:
-        power = driver_factory.power_interface_for(row.driver,
-                                                   row.power_interface)
+        power = driver_factory.interface_for('power', row.driver,
+                                             row.power_interface)
     except exception.IronicStepsException:
         return False   # validation will say what is wrong with the node
     return power.reads_hardware

@@ -31,6 +31,7 @@ from oslo_utils import versionutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
+from ironic_steps.common import rpc
 from ironic_steps.common import states
 from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
@@ -55,7 +56,6 @@ class ConductorAPI:
         pinned = release_mappings.pinned_release(CONF)
         self._cap = pinned['rpc'] if pinned else self.RPC_API_VERSION
         if CONF.rpc_transport == 'oslo':
-            from ironic_steps.common import rpc
             self._client = rpc.get_client(version_cap=self._cap)
 
     def can_send_version(self, version):
@@ -123,7 +123,7 @@ class ConductorAPI:
                 version=version)
         else:
             client = self._client.prepare(version=version)
-        return client.call(context, method, **kwargs)
+        return rpc.call(client, context, method, **kwargs)
 
     def create_node(self, context, node_obj):
         version = '1.0'

@@ -49,6 +49,33 @@ opts = [
                     'it has started it (else it is answered 408 and the '
                     'connection closed), to read one response, and that an '
                     'idle keep-alive connection stays open.'),
+    cfg.IntOpt('max_connections',
+               min=1,
+               help='Most client connections the API keeps open. Past it, '
+                    'a new client makes room by having the longest-idle '
+                    'connection (one with no request under way) answered '
+                    '503 and closed; if every connection has a request '
+                    'under way, the new client is answered 503 itself. '
+                    'Either way the client gets an answer with '
+                    'Retry-After, never a reset. Default: half the '
+                    'process\'s file descriptor limit (ulimit -n), leaving '
+                    'the rest for the database, the message bus and logs.'),
+    cfg.IntOpt('backlog',
+               min=1,
+               help='Connections the kernel queues for the API before it '
+                    'accepts them (listen backlog). Default: the kernel\'s '
+                    'own limit, net.core.somaxconn (4096 on Linux 5.4 and '
+                    'later), which also caps any larger value. On Linux a '
+                    'full queue makes new clients wait for retransmissions '
+                    '(seconds each), and resets those still waiting after '
+                    'about a minute.'),
+    cfg.IntOpt('retry_after_seconds',
+               default=5, min=0,
+               help='Seconds the API tells clients to wait (Retry-After '
+                    'header) before retrying a request answered 503 '
+                    'because the database or the message broker is '
+                    'unreachable, or because the server is at [api] '
+                    'max_connections.'),
     cfg.IntOpt('max_json_body_size',
                default=1024, min=4,
                help='Largest request body, in KiB; a larger one is '

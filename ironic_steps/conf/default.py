@@ -36,6 +36,17 @@ opts = [
                                  'through oslo.messaging, e.g. RabbitMQ '
                                  'named by [DEFAULT] transport_url.')],
                help='How the API reaches the conductors.'),
+    cfg.IntOpt('rpc_connect_retries',
+               default=1, min=-1,
+               help='With rpc_transport = oslo: how many times a call to a '
+                    'conductor retries reaching the message broker before '
+                    'it fails, the API then answering 503 with '
+                    'Retry-After. Tries are [oslo_messaging_rabbit] '
+                    'rabbit_retry_interval + kombu_reconnect_delay apart '
+                    '(2 s by default; the interval grows by '
+                    'rabbit_retry_backoff from the second retry on). -1 '
+                    'retries until the broker is back, holding the API '
+                    'request meanwhile (oslo.messaging\'s default).'),
     cfg.StrOpt('pin_release_version',
                choices=release_mappings.RELEASES,
                help='During a rolling upgrade, the release every running '

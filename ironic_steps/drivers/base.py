@@ -340,6 +340,18 @@ class DeployInterface(BaseInterface):
         :returns: None when done, or ``states.DEPLOYWAIT`` to keep waiting.
         """
 
+    def adopt_waiting(self, node_uuid, kind, step_index):
+        """This conductor now owns a node whose step ``step_index`` of a
+        ``kind`` flow (deploy, clean) waits for this interface's agent:
+        the node's conductor died or restarted.
+
+        A real agent runs on the node and heartbeats to whichever conductor
+        owns it, so there is nothing to do (the default); an interface
+        whose agent lives in the conductor's process must start serving
+        the node here.  Called without a lock, at start-up and at each
+        take-over; it must be idempotent.
+        """
+
     def tear_down(self, task):
         """Undo the deploy: power off and remove what was written."""
         task.driver.power.set_power_state(task, states.POWER_OFF)

@@ -105,27 +105,27 @@ def default_interface(name, interface_type):
     :raises DriverNotFound:
     :raises UnsupportedDriverExtension: if the type has none.
     """
-    default = hardware_type(name).default(interface_type)
-    if default is None:
+    if hardware_type(name).default(interface_type) is None:
         raise exception.UnsupportedDriverExtension(
             node='of hardware type %s' % name, extension=interface_type,
             interface='none')
-    return _interface(interface_type, default)
+    return interface_for(interface_type, name, None)
 
 
-def power_interface_for(driver, name):
-    """The power interface a node of hardware type ``driver`` with
-    ``power_interface`` ``name`` (None: the default) uses.
+def interface_for(interface_type, driver, name):
+    """The ``interface_type`` interface that a node of hardware type
+    ``driver`` with that interface set to ``name`` (None: the default)
+    uses, without building the node's whole driver.
 
     :raises DriverNotFound: or InterfaceNotFoundInEntrypoint.
     """
-    name = name or hardware_type(driver).default('power')
+    name = name or hardware_type(driver).default(interface_type)
     try:
-        return _interface('power', name)
+        return _interface(interface_type, name)
     except stevedore.exception.NoMatches as exc:
         raise exception.InterfaceNotFoundInEntrypoint(
-            name=name, interface_type='power', hardware_type=driver,
-            valid=', '.join(hardware_type(driver).supported('power'))
+            name=name, interface_type=interface_type, hardware_type=driver,
+            valid=', '.join(hardware_type(driver).supported(interface_type))
         ) from exc
 
 

@@ -1,5 +1,6 @@
 """Fixtures that run the real service and the real client as processes."""
 
+from concurrent import futures
 import json
 import os
 import socket
@@ -112,6 +113,54 @@ class ServiceProcess(fixtures.Fixture):
                 return log.read()
         except FileNotFoundError:
             return ''
+
+
+def create_schema(state_path, database_url):
+    """Run the real ``ironic-steps-dbsync upgrade`` on ``database_url``."""
+    config = os.path.join(state_path, 'dbsync.conf')
+    with open(config, 'w') as conf:
+        conf.write('[DEFAULT]\nstate_path = %s\n[database]\n'
+                   'connection = %s\n' % (state_path, database_url))
+    subprocess.run([os.path.join(BIN, 'ironic-steps-dbsync'),
+                    '--config-file', config, 'upgrade'],
+                   check=True, capture_output=True)
+
+
+class Services(fixtures.Fixture):
+    """Service processes on one state path, started in parallel (each
+    takes seconds to come up) and stopped in parallel."""
+
+    def __init__(self, state_path, options):
+        super().__init__()
+        self.state_path = state_path
+        self.options = options
+
+    def _setUp(self):
+        self._started = []
+        self.addCleanup(self._stop_all)
+
+    def start(self, *commands_and_hosts):
+        """Start (command, host) services; their :class:`ServiceProcess`
+        fixtures, in order."""
+        def start_one(command_and_host):
+            command, host = command_and_host
+            service = ServiceProcess(command, self.options,
+                                     state_path=self.state_path, host=host)
+            service.setUp()
+            return service
+        with futures.ThreadPoolExecutor(len(commands_and_hosts)) as pool:
+            starting = [pool.submit(start_one, command_and_host)
+                        for command_and_host in commands_and_hosts]
+        # Those that started are stopped at cleanup even if one failed.
+        self._started.extend(future.result() for future in starting
+                             if future.exception() is None)
+        return [future.result() for future in starting]
+
+    def _stop_all(self):
+        if self._started:
+            with futures.ThreadPoolExecutor(len(self._started)) as pool:
+                list(pool.map(lambda service: service.cleanUp(),
+                              self._started))
 
 
 def AllInOneService(options=None):

@@ -2,7 +2,10 @@
 
 Starts its own epmd and rabbitmq-server (Debian's packages) on free ports
 bound to 127.0.0.1, with state in a temporary directory, and stops exactly
-the processes it started.
+the processes it started.  :meth:`RabbitMQServer.stop_app` and
+``start_app`` make a broker outage as clients see one (connections closed,
+the port refusing, transient queues gone) in a second or two, without
+restarting the Erlang node.
 """
 
 import os
@@ -22,6 +25,16 @@ EPMD = shutil.which('epmd') or '/usr/bin/epmd'
 def available():
     return (os.path.exists(os.path.join(RABBIT_BIN, 'rabbitmq-server'))
             and os.path.exists(EPMD))
+
+
+def require(test):
+    """Skip ``test`` where RabbitMQ is missing; in CI that is a failure."""
+    if available():
+        return
+    if os.environ.get('CI'):
+        test.fail('RabbitMQ is required in CI (.ci/run installs it)')
+    test.skipTest('RabbitMQ is not installed (apt-get install '
+                  'rabbitmq-server)')
 
 
 class RabbitMQServer(fixtures.Fixture):
@@ -76,6 +89,13 @@ class RabbitMQServer(fixtures.Fixture):
                         or time.monotonic() > deadline):
                     raise
                 time.sleep(0.5)
+
+    def stop_app(self):
+        """Stop the broker inside its running node (rabbitmqctl stop_app)."""
+        self._ctl('stop_app')
+
+    def start_app(self):
+        self._ctl('start_app')
 
     def _ctl(self, *args, timeout=30):
         return subprocess.run(

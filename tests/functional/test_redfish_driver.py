@@ -61,6 +61,12 @@ class RedfishTestCase(base.ConductorTestCase):
             node = self.wait_for_state(node, state, timeout=30)
         return node
 
+    def clean_firmware(self, node, url):
+        """Clean ``node`` manually with a firmware update from ``url``."""
+        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
+            {'interface': 'management', 'step': 'update_firmware',
+             'args': {'firmware_images': [{'url': url}]}}])
+
     def manageable(self, **fields):
         node = self.redfish_node(**fields)
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
@@ -158,10 +164,7 @@ class CleaningTest(RedfishTestCase):
     def test_manual_cleaning_updates_the_firmware(self):
         node = self.manageable()
         before = self.emulator.bios_version(self.system_id())
-        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
-            {'interface': 'management', 'step': 'update_firmware',
-             'args': {'firmware_images': [
-                 {'url': 'http://127.0.0.1:9/fw/bios-2.0.bin'}]}}])
+        self.clean_firmware(node, 'http://127.0.0.1:9/fw/bios-2.0.bin')
         node = self.wait_for_state(node, states.MANAGEABLE, timeout=60)
         self.assertIsNone(node.last_error)
         self.assertNotEqual(before,
@@ -170,10 +173,7 @@ class CleaningTest(RedfishTestCase):
     def test_a_failed_firmware_task_fails_the_step_with_the_bmc_message(
             self):
         node = self.manageable()
-        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
-            {'interface': 'management', 'step': 'update_firmware',
-             'args': {'firmware_images': [
-                 {'url': 'http://127.0.0.1:9/fw/fail-image.bin'}]}}])
+        self.clean_firmware(node, 'http://127.0.0.1:9/fw/fail-image.bin')
         node = self.wait_for_state(node, states.CLEANFAIL, timeout=60)
         self.assertIn('management.update_firmware', node.last_error)
         self.assertIn('firmware update', node.last_error)
@@ -207,10 +207,7 @@ class RestartingBMCTest(RedfishTestCase):
             self):
         node = self.manageable()
         before = self.emulator.bios_version(self.system_id())
-        self.rpcapi.do_node_clean(self.context, node.uuid, clean_steps=[
-            {'interface': 'management', 'step': 'update_firmware',
-             'args': {'firmware_images': [
-                 {'url': 'http://127.0.0.1:9/fw/bios-2.0.bin'}]}}])
+        self.clean_firmware(node, 'http://127.0.0.1:9/fw/bios-2.0.bin')
         node = self.wait_for_state(node, states.CLEANWAIT, timeout=30)
         # Every request fails, the task monitor's included, for a while
         self.emulator.fail_requests('*', status=503,

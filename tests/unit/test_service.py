@@ -16,6 +16,7 @@ from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps import objects
 from ironic_steps import service
 from tests import base
+from tests import burst
 
 
 class CheckConfigTest(base.TestCase):
@@ -106,10 +107,22 @@ class AllInOneApiTest(base.TestCase):
         self.assertEqual(3, self.start_service().server.threads)
 
     def test_the_server_gets_the_configured_limits(self):
-        self.config(client_timeout=7, max_json_body_size=64, group='api')
+        self.config(client_timeout=7, max_json_body_size=64,
+                    max_connections=99, backlog=55, retry_after_seconds=3,
+                    group='api')
         server = self.start_service().server
         self.assertEqual(7, server.timeout)
         self.assertEqual(64 * 1024, server.max_body)
+        self.assertEqual((99, 55, 3), (server.max_connections,
+                                       server.backlog, server.retry_after))
+
+    def test_fifty_clients_connecting_at_once_are_all_served(self):
+        svc = self.start_service()
+        outcomes = burst.burst('127.0.0.1', svc.port, 50,
+                               b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\n'
+                               b'Connection: close\r\n\r\n')
+        self.assertEqual([('served', 200)] * 50,
+                         [(o.outcome, o.status) for o in outcomes])
 
     def test_ten_hostile_connections_do_not_hold_the_default_api(self):
         # Given the all-in-one service as configured by default

@@ -20,6 +20,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import outage
 from ironic_steps.conf import CONF
 from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
@@ -32,6 +33,7 @@ from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 
 _LOCAL = threading.local()
+_WATCHED = '_ironic_steps_watched'
 _FACADE_LOCK = threading.Lock()
 _facade = None
 _backend = None
@@ -75,7 +77,19 @@ def get_engine():
 
 
 def _tune(engine):
-    return mysql.tune(sqlite.tune(engine))
+    return _watch(mysql.tune(sqlite.tune(engine)))
+
+
+def _watch(engine):
+    """Every statement that succeeds on ``engine`` ends an outage of the
+    database (:data:`outage.DATABASE`): that is how the API, which runs no
+    periodic task, learns it is back.  Not for SQLite, a local file."""
+    if engine.dialect.name == 'sqlite' or getattr(engine, _WATCHED, False):
+        return engine
+    setattr(engine, _WATCHED, True)
+    sa.event.listen(engine, 'after_cursor_execute',
+                    lambda *_: outage.DATABASE.succeeded())
+    return engine
 
 
 @contextlib.contextmanager
@@ -328,7 +342,6 @@ class _NodeQueries:
                 sa.select(_NODES.c.provision_state, sa.func.count())
                 .group_by(_NODES.c.provision_state)).all())
 
-    @retry_on_disconnect
     def update_node(self, node_id, values, release=None, fence=None):
         """Apply ``values`` to one node in one statement.
 
@@ -346,36 +359,48 @@ class _NodeQueries:
         :raises NodeLockLost: when ``fence`` no longer holds the lock.
         """
         values = dict(values)
+        # Stamped once for every try: a try whose commit went through but
+        # whose answer was lost is recognised by it (see _lost_or_missing).
         values['updated_at'] = timeutils.utcnow()
-        columns = frozenset(values)
-        params = {'set_' + column: value for column, value in values.items()}
-        params['node_id'] = node_id
-        released = False
         try:
-            if release is not None:
-                with _write_one() as connection:
-                    released = connection.execute(
-                        _update_statement(columns, release=True),
-                        dict(params, holder=release)).rowcount == 1
-            if not released:
-                fenced = fence is not None
-                if fenced:
-                    params['holder'] = fence
-                with _write_one() as connection:
-                    result = connection.execute(_update_statement(
-                        columns, release=False, fenced=fenced), params)
-                if result.rowcount != 1:
-                    self._lost_or_missing(node_id, fence)
+            released = self._update_node(node_id, values, release, fence)
         except db_exc.DBDuplicateEntry as exc:
             raise exception.DuplicateName(name=values.get('name')) from exc
         return values['updated_at'], released
 
-    def _lost_or_missing(self, node_id, fence):
+    @retry_on_disconnect
+    def _update_node(self, node_id, values, release, fence):
+        columns = frozenset(values)
+        params = {'set_' + column: value for column, value in values.items()}
+        params['node_id'] = node_id
+        if release is not None:
+            with _write_one() as connection:
+                if connection.execute(
+                        _update_statement(columns, release=True),
+                        dict(params, holder=release)).rowcount == 1:
+                    return True
+        fenced = fence is not None
+        if fenced:
+            params['holder'] = fence
+        with _write_one() as connection:
+            result = connection.execute(_update_statement(
+                columns, release=False, fenced=fenced), params)
+        if result.rowcount != 1:
+            return self._lost_or_missing(node_id, fence, values)
+        return False
+
+    def _lost_or_missing(self, node_id, fence, values):
+        """Why a fenced write changed no row: the node is gone, or another
+        holds its lock; or an earlier try of this very write went through
+        (its answer lost with the connection): then whether it released
+        the lock."""
         with _read_one() as connection:
             node = connection.execute(
                 _NODE_BY['id'], {'ident': node_id}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=node_id)
+        if node.updated_at == values['updated_at']:
+            return node.reservation is None
         raise exception.NodeLockLost(node=node.uuid, holder=fence,
                                      current=node.reservation or 'nobody')
 

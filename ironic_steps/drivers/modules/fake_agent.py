@@ -30,9 +30,6 @@ from ironic_steps.conf import CONF
 
 LOG = log.getLogger(__name__)
 
-#: The deploy interface whose waiting steps this agent serves (FakeDeploy's
-#: entry point name).
-SERVED_INTERFACE = 'fake'
 #: A real agent gives up on a conductor eventually; so does this one.
 MAX_ATTEMPTS = 200
 _MAX_BACKOFF = 1.0

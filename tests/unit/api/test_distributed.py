@@ -1,13 +1,11 @@
 """The API under a release pin, and over oslo.messaging to conductors."""
 
 import ddt
-from oslo_messaging import conffixture
 
 from ironic_steps.api import versions
 from ironic_steps.common import release_mappings
 from ironic_steps.common import states
 from ironic_steps.conductor import registry
-from ironic_steps.conf import CONF
 from ironic_steps import objects
 from tests import base as tests_base
 from tests.unit.api import base
@@ -101,10 +99,7 @@ class TwoConductorsOverMessaging(base.ApiTestMixin):
 
     def setUp(self):
         super().setUp()
-        self.useFixture(conffixture.ConfFixture(CONF,
-                                                transport_url='fake:/'))
-        self.config(rpc_transport='oslo')
-        self.config(rpc_response_timeout=10)
+        self.use_in_memory_messaging()
         self.useFixture(tests_base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
         self.make_client()
@@ -157,10 +152,7 @@ class ConductorsServingDifferentTypesTest(base.ApiTestMixin,
 
     def setUp(self):
         super().setUp()
-        self.useFixture(conffixture.ConfFixture(CONF,
-                                                transport_url='fake:/'))
-        self.config(rpc_transport='oslo')
-        self.config(rpc_response_timeout=3)
+        self.use_in_memory_messaging(response_timeout=3)
         self.useFixture(tests_base.RPCConductors(self.context,
                                                  ['conductor-b']))
         registry.register('conductor-a', {

@@ -1,11 +1,16 @@
 """Every error is answered in Ironic's format, with a readable message."""
 
 import json
+import logging
+import os
 
+import fixtures
 from oslo_context import context as oslo_context
 
 from ironic_steps.api import app
 from ironic_steps.api import errors
+from ironic_steps.common import outage
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from tests.unit.api import base
 
 
@@ -60,3 +65,20 @@ class RequestIdTest(base.ApiTestCase):
             response = self.get('/v1/nodes')
             self.assertEqual(response.headers[app.REQUEST_ID_HEADER],
                              oslo_context.get_current().request_id)
+
+
+class UnreachableDatabaseTest(base.ApiTestCase):
+    """Only a database that cannot be reached is a 503 (see
+    tests/functional/test_api_outages.py, on a real PostgreSQL)."""
+
+    def test_any_other_database_error_stays_a_500(self):
+        self.logs = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
+        self.addCleanup(sqlalchemy_api.configure, connection=self.db.url)
+        # A database without the schema: a real error, not an outage
+        sqlalchemy_api.configure(connection='sqlite:///%s' % os.path.join(
+            self.useFixture(fixtures.TempDir()).path, 'empty.sqlite'))
+        response = self.get('/v1/nodes')
+        self.assertError(response, 500, 'server log')
+        self.assertNotIn('Retry-After', response.headers)
+        self.assertIn('no such table', self.logs.output)
+        self.assertFalse(outage.DATABASE.ongoing)

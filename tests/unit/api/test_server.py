@@ -1,13 +1,16 @@
 """The API's HTTP server: no client can hold it, every framing error is a
-4xx in Ironic's format, and each hostile connection ends in bounded time.
+4xx in Ironic's format, each hostile connection ends in bounded time, and
+every client that connects is answered, in a burst or past the limit.
 
 The real API application is served on 127.0.0.1 (a free port) by
 :class:`server.Server` in this process, over a real conductor; clients are
 raw sockets, so that they can misbehave.
 """
 
+import collections
 import http.client
 import json
+import selectors
 import socket
 import threading
 import time
@@ -17,10 +20,12 @@ import testtools
 
 from ironic_steps.api import http_request
 from ironic_steps.api import server
+from tests import burst
 from tests.unit.api import base
 
 GET_NODES = (b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\n'
              b'X-OpenStack-Ironic-API-Version: 1.44\r\n\r\n')
+GET_CLOSE = GET_NODES.replace(b'\r\n\r\n', b'\r\nConnection: close\r\n\r\n')
 
 
 def status_of(data):
@@ -158,15 +163,81 @@ class HostileClientsTestBase(ServedMixin):
             self.read_until_closed(other).split(b'\r\n\r\n', 1)[1]))
         self.assertLess(time.monotonic() - started, 5)
 
-    def test_past_the_connection_limit_the_longest_waiting_goes(self):
-        served = self.serve(self.app, max_connections=3)
-        silent = [self.connect(served) for _ in range(3)]
+    def test_past_the_connection_limit_the_longest_idle_is_answered_503(
+            self):
+        # Given a server at its limit with idle connections
+        served = self.serve(self.app, max_connections=3, retry_after=7)
+        idle = [self.connect(served) for _ in range(3)]
         time.sleep(0.2)
-        data = self.exchange(GET_NODES.replace(
-            b'\r\n\r\n', b'\r\nConnection: close\r\n\r\n'), served)
-        self.assertEqual(200, status_of(data))
-        silent[0].settimeout(2)
-        self.assertEqual(b'', silent[0].recv(10))
+        # When one more client comes, it is served
+        self.assertEqual(200, status_of(self.exchange(GET_CLOSE, served)))
+        # And the longest idle connection made room with an answer, not a
+        # reset or a silent close
+        answer = self.read_until_closed(idle[0], limit=5)
+        self.assertEqual(503, status_of(answer))
+        self.assertIn(b'Retry-After: 7\r\n', answer)
+        self.assertIn(b'faultstring', answer)
+
+    def test_past_the_connection_limit_with_none_idle_the_client_gets_503(
+            self):
+        # Given a server whose every connection has a request under way
+        served = self.serve(self.app, max_connections=2)
+        for _ in range(2):
+            self.connect(served).sendall(
+                b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 10\r\n\r\n{')
+        time.sleep(0.2)
+        # When one more client comes, it is answered 503 itself
+        answer = self.exchange(GET_CLOSE, served)
+        self.assertEqual(503, status_of(answer))
+        self.assertIn(b'Retry-After: 5\r\n', answer)
+        self.assertIn(b'max_connections', answer.split(b'\r\n\r\n', 1)[1])
+
+    def test_fifty_clients_connecting_at_once_are_all_served(self):
+        outcomes = burst.burst('127.0.0.1', self.server.port, 50, GET_CLOSE)
+        self.assertEqual([('served', 200)] * 50,
+                         [(o.outcome, o.status) for o in outcomes])
+
+    def test_while_the_server_is_busy_a_burst_waits_in_the_listen_queue(
+            self):
+        # Given a server whose I/O thread is held by a request
+        release = threading.Event()
+
+        def slow(environ, start_response):
+            release.wait(10)
+            start_response('204 No Content', [])
+            return []
+        served = self.serve(slow, threads=1)
+        self.addCleanup(release.set)
+        self.connect(served).sendall(b'GET / HTTP/1.1\r\nHost: t\r\n\r\n')
+        time.sleep(0.2)
+        # When 300 clients connect meanwhile, every handshake completes
+        # (a short backlog would leave them retrying SYNs for seconds)
+        selector = selectors.DefaultSelector()
+        self.addCleanup(selector.close)
+        for _ in range(300):
+            sock = socket.socket()
+            self.addCleanup(sock.close)
+            sock.setblocking(False)
+            sock.connect_ex(('127.0.0.1', served.port))
+            selector.register(sock, selectors.EVENT_WRITE)
+        connected, deadline = set(), time.monotonic() + 2
+        while len(connected) < 300 and time.monotonic() < deadline:
+            for key, _ in selector.select(0.1):
+                if not key.fileobj.getsockopt(socket.SOL_SOCKET,
+                                              socket.SO_ERROR):
+                    connected.add(key.fileobj)
+                selector.unregister(key.fileobj)
+        self.assertEqual(300, len(connected))
+        self.assertGreaterEqual(served.backlog, 300)
+
+    def test_a_burst_past_the_limit_is_served_or_answered_503_never_reset(
+            self):
+        served = self.serve(self.app, max_connections=10)
+        outcomes = burst.burst('127.0.0.1', served.port, 60, GET_CLOSE)
+        self.assertEqual({'served'}, {o.outcome for o in outcomes})
+        statuses = collections.Counter(o.status for o in outcomes)
+        self.assertEqual({200, 503}, set(statuses))
+        self.assertGreaterEqual(statuses[200], 10)
 
 
 class HostileClientsOnTheIOThreadTest(HostileClientsTestBase,

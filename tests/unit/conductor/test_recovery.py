@@ -10,6 +10,7 @@ from ironic_steps.conductor import manager
 from ironic_steps.db import api as db_api
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.db.sqlalchemy import models
+from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
 from tests import base
 from tests import clock
@@ -41,6 +42,19 @@ class WaitTimeoutTest(base.ConductorTestCase):
         self.manager._check_wait_timeouts(self.context)
         self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
             self.context, node.uuid).provision_state)
+
+    def test_a_node_waiting_for_the_fake_agent_is_adopted_by_its_owner(
+            self):
+        # Given a node waiting for the agent of a conductor that is gone
+        # (the agent died with it: this one never heard of the node)
+        node = self._park_in_wait()
+        fake_agent.stop_agent()
+        self.assertEqual(set(), fake_agent.get_agent().serving())
+        # When the node's new owner adopts the waiting nodes
+        self.config(agent_delay=0, group='fake')
+        self.manager._adopt_agents(self.context)
+        # Then the agent heartbeats there and the deploy goes on
+        self.wait_for_state(node, states.ACTIVE)
 
     def test_zero_timeout_waits_forever(self):
         self.config(deploy_callback_timeout=0, group='conductor')
@@ -83,24 +97,31 @@ class CrashRecoveryTest(base.TestCase):
 
 class TakeOverTest(base.ConductorTestCase):
 
-    def test_nodes_of_a_conductor_that_stopped_heartbeating_are_freed(self):
+    def deploying_node_locked_by_silent_conductor(self):
+        """A deploying node locked by 'silent-conductor', whose last
+        heartbeat is twice ``heartbeat_timeout`` (60 s) old."""
         dbapi = db_api.get_instance()
-        # Given a conductor that locked a node mid-deploy, then went silent
         dbapi.register_conductor('silent-conductor')
         node = self.create_node()
         node.provision_state = states.DEPLOYING
         node.save()
         dbapi.reserve_node('silent-conductor', node.id)
-        # and another node locked by a conductor that is alive
-        dbapi.register_conductor('busy-conductor')
-        busy = self.create_node()
-        dbapi.reserve_node('busy-conductor', busy.id)
         self.config(heartbeat_timeout=60, group='conductor')
         stale = timeutils.utcnow() - datetime.timedelta(seconds=120)
         with sqlalchemy_api._writer() as session:
             session.execute(sa.update(models.Conductor).where(
                 models.Conductor.hostname == 'silent-conductor').values(
                     updated_at=stale))
+        return node
+
+    def test_nodes_of_a_conductor_that_stopped_heartbeating_are_freed(self):
+        dbapi = db_api.get_instance()
+        # Given a conductor that locked a node mid-deploy, then went silent
+        node = self.deploying_node_locked_by_silent_conductor()
+        # and another node locked by a conductor that is alive
+        dbapi.register_conductor('busy-conductor')
+        busy = self.create_node()
+        dbapi.reserve_node('busy-conductor', busy.id)
         # When a live conductor, its own heartbeats steady for a while,
         # looks for dead ones
         self.steady_for(60)
@@ -117,18 +138,7 @@ class TakeOverTest(base.ConductorTestCase):
 
     def test_a_conductor_whose_own_heartbeats_failed_lately_waits(self):
         # Given a node locked by a conductor whose heartbeat is stale
-        dbapi = db_api.get_instance()
-        dbapi.register_conductor('silent-conductor')
-        node = self.create_node()
-        node.provision_state = states.DEPLOYING
-        node.save()
-        dbapi.reserve_node('silent-conductor', node.id)
-        self.config(heartbeat_timeout=60, group='conductor')
-        stale = timeutils.utcnow() - datetime.timedelta(seconds=120)
-        with sqlalchemy_api._writer() as session:
-            session.execute(sa.update(models.Conductor).where(
-                models.Conductor.hostname == 'silent-conductor').values(
-                    updated_at=stale))
+        node = self.deploying_node_locked_by_silent_conductor()
         # When this conductor's own heartbeats have gone through for less
         # than the timeout (the database was out, for it too)
         self.steady_for(59)

@@ -8,7 +8,6 @@ driver; the database is a real SQLite file.
 
 import fixtures
 import oslo_messaging as messaging
-from oslo_messaging import conffixture
 from tooz import hashring
 
 from ironic_steps.common import states
@@ -25,10 +24,7 @@ class RollingUpgradeTest(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.useFixture(conffixture.ConfFixture(base.CONF,
-                                                transport_url='fake:/'))
-        self.config(rpc_transport='oslo')
-        self.config(rpc_response_timeout=10)
+        self.use_in_memory_messaging()
         self.conductors = self.useFixture(base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
         self.rpcapi = rpcapi.ConductorAPI()

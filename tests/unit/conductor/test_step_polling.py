@@ -4,7 +4,6 @@ import datetime
 import threading
 import time
 
-from oslo_messaging import conffixture
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
@@ -380,10 +379,7 @@ class TwoConductorsTest(tests_base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.useFixture(conffixture.ConfFixture(CONF,
-                                                transport_url='fake:/'))
-        self.config(rpc_transport='oslo')
-        self.config(rpc_response_timeout=10)
+        self.use_in_memory_messaging()
         self.bmc = FakeBMC()
         self.useFixture(plugins.HardwarePlugin(
             'polled', deploy=RecordingHolderDeploy(self.bmc)))

@@ -4,12 +4,14 @@ import threading
 import time
 
 import ddt
+from oslo_db import exception as db_exc
 import testtools
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import task_manager
 from ironic_steps.conductor import workers
+from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers import base
 from ironic_steps import objects
 from tests import base as tests_base
@@ -339,6 +341,35 @@ class FencingTest(tests_base.TestCase):
                          (stored.extra, stored.reservation))
         self.assertEqual(held_before,
                          task_manager.HELD.holding('test-conductor'))
+
+    def test_a_release_whose_answer_was_lost_after_its_commit_succeeds(
+            self):
+        # The database commits the last save of a task, then the connection
+        # drops before the answer: the write is tried again and finds the
+        # node unlocked, which is its own doing, not a lost lock
+        node = self.create_node(extra={'rack': 1})
+        engine = sqlalchemy_api.get_engine()
+        committed = engine.dialect.do_commit
+        lost_answers = []
+
+        def commit_then_lose_the_answer(dbapi_connection):
+            committed(dbapi_connection)
+            if not lost_answers:
+                lost_answers.append(True)
+                raise db_exc.DBConnectionError('connection lost')
+
+        released = []
+        task = task_manager.acquire(self.context, node.uuid)
+        task.call_after_release(released.append, 'after release')
+        task.node.extra = {'rack': 2}
+        self.config(db_retry_interval=0, group='database')
+        self.patch(engine.dialect, 'do_commit', commit_then_lose_the_answer)
+        task.save_and_release()
+        self.assertEqual([True], lost_answers)
+        self.assertEqual(['after release'], released)
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(({'rack': 2}, None),
+                         (stored.extra, stored.reservation))
 
     def test_a_node_read_without_a_lock_saves_as_before(self):
         node = self.create_node(extra={'rack': 1})

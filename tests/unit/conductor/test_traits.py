@@ -1,6 +1,5 @@
 """The conductor changes a node's traits under its lock (RPC 1.2)."""
 
-from oslo_messaging import conffixture
 
 from ironic_steps.common import exception
 from ironic_steps.conductor import rpcapi
@@ -76,10 +75,7 @@ class NodeTraitsOverMessagingTest(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.useFixture(conffixture.ConfFixture(base.CONF,
-                                                transport_url='fake:/'))
-        self.config(rpc_transport='oslo')
-        self.config(rpc_response_timeout=10)
+        self.use_in_memory_messaging()
         self.useFixture(base.RPCConductors(self.context, ['conductor-a']))
         self.rpcapi = rpcapi.ConductorAPI()
 

@@ -17,6 +17,7 @@ are answered in Ironic's JSON error format (:mod:`errors`).
 import flask
 
 from ironic_steps.api import auth
+from ironic_steps.api.controllers import allocations
 from ironic_steps.api.controllers import conductors
 from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
@@ -24,6 +25,7 @@ from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_maintenance
+from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_resources
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
@@ -40,7 +42,9 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
                drivers.blueprint, conductors.blueprint,
-               deploy_templates.blueprint, node_resources.blueprint)
+               deploy_templates.blueprint, node_resources.blueprint,
+               allocations.blueprint, allocations.node_blueprint,
+               node_management.blueprint)
 
 
 def _prepare_request():

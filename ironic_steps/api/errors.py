@@ -128,11 +128,8 @@ class Forbidden(exception.IronicStepsException):
 #: Paths of Ironic's API (up to 1.69) that ironic-steps does not serve; they
 #: answer 404 like any unknown path, saying so (api-ref lists them).
 _NOT_PROVIDED = re.compile(
-    r'^/v1/(?:(?P<top>chassis|ports|portgroups|volume|allocations|events)'
-    r'|drivers/[^/]+/(?P<driver>vendor_passthru|raid)'
-    r'|nodes/[^/]+/(?P<node>ports|portgroups|vifs|volume|'
-    r'vendor_passthru|management|allocation|states/console|'
-    r'states/boot_device))(?:/|$)')
+    r'^/v1/(?:(?P<top>events)'
+    r'|nodes/[^/]+/(?P<node>states/boot_device))(?:/|$)')
 
 
 def _not_found_message(path):

@@ -83,9 +83,9 @@ _FIELD_VERSIONS = {
 }
 
 #: Fields that are not columns of the node: computed when shown.
-#: ``allocation_uuid`` is always null (ironic-steps has no allocations);
-#: ``conductor`` is the host the hash ring gives the node to (see
-#: :func:`compute`).
+#: ``allocation_uuid`` is the allocation holding the node, and
+#: ``conductor`` the host the hash ring gives the node to (see
+#: :func:`computer`).
 COMPUTED_FIELDS = frozenset(['allocation_uuid', 'conductor'])
 
 #: Links to a node's sub-resources, shown with the whole node (not with
@@ -164,13 +164,16 @@ is_masked = VIEW.is_masked
 columns = VIEW.columns
 
 
-def computer(conductor_for):
+def computer(conductor_for, allocation_of=lambda node_uuid: None):
     """The ``compute`` of node bodies: ``conductor_for(node_uuid,
-    driver)`` -> the host the hash ring gives the node to (or None); the
-    other computed fields are null."""
+    driver)`` -> the host the hash ring gives the node to (or None),
+    ``allocation_of(node_uuid)`` -> the UUID of the allocation holding it
+    (or None); the other computed fields are null."""
     def compute(node, field):
         if field == 'conductor':
             return conductor_for(node.uuid, node.driver)
+        if field == 'allocation_uuid':
+            return allocation_of(node.uuid)
         return None
     return compute
 

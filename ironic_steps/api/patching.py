@@ -225,3 +225,12 @@ def changes(item, patch, schema, version, empty, read=getattr):
         raise errors.InvalidBody(reason='the patched resource: %s' % exc
                                  ) from exc
     return schema.check_values(changed, version)
+
+
+def apply_changes(item, patch, schema, version, empty):
+    """Set on ``item`` the changes ``patch`` makes (see :func:`changes`);
+    whether there were any, for the caller to save ``item``."""
+    changed = changes(item, patch, schema, version, empty)
+    for field, value in changed.items():
+        setattr(item, field, value)
+    return bool(changed)

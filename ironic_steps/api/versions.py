@@ -65,8 +65,13 @@ implement it):
 * 1.49 - node ``conductor`` field and filter; ``/v1/conductors``.
 * 1.50 - node ``owner`` field and filter.
 * 1.51 - node ``description`` field.
-* 1.52 - node ``allocation_uuid`` field (always null: no allocations).
+* 1.52 - the ``/v1/allocations`` endpoints and
+  ``/v1/nodes/{node}/allocation``; node ``allocation_uuid`` field.
 * 1.55 - the ``/v1/deploy_templates`` endpoints.
+* 1.57 - ``PATCH /v1/allocations/{allocation}`` (``name``, ``extra``).
+* 1.58 - an allocation may be created for a deployed ``node``
+  (backfilling).
+* 1.60 - allocation ``owner`` field and filter.
 * 1.61 - node ``retired`` and ``retired_reason`` fields.
 * 1.62 - agent tokens: a lookup hands the token out once, heartbeats
   carry it (``agent_token``).
@@ -90,6 +95,8 @@ When adding a version, update:
 
 import functools
 import re
+
+from werkzeug import exceptions as http_exc
 
 from ironic_steps.api import errors
 from ironic_steps.common import release_mappings
@@ -139,6 +146,9 @@ MINOR_50_NODE_OWNER = 50
 MINOR_51_NODE_DESCRIPTION = 51
 MINOR_52_ALLOCATION = 52
 MINOR_55_DEPLOY_TEMPLATES = 55
+MINOR_57_ALLOCATION_UPDATE = 57
+MINOR_58_ALLOCATION_BACKFILL = 58
+MINOR_60_ALLOCATION_OWNER = 60
 MINOR_61_NODE_RETIRED = 61
 MINOR_62_AGENT_TOKEN = 62
 MINOR_65_NODE_LESSEE = 65
@@ -265,6 +275,17 @@ def check_endpoint(version, needed, path, method='GET', changes_405=False):
                else errors.EndpointNotInVersion)
     raise refusal(path=path, needed=to_string(needed),
                   version=to_string(version))
+
+
+def hide_while_pinned_before(release):
+    """Answer 404, as for an unknown path, while the services are pinned
+    to a release before ``release``, which brought the endpoint: the
+    pinned release's conductors know nothing of it.
+
+    :raises werkzeug.exceptions.NotFound:
+    """
+    if release_mappings.pinned_before(CONF, release):
+        raise http_exc.NotFound()
 
 
 def response_headers(version):

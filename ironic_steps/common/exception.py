@@ -166,6 +166,10 @@ class ResourceNotFound(NotFound):
     _msg_fmt = '%(what)s %(ident)s could not be found.'
 
 
+class AllocationNotFound(NotFound):
+    _msg_fmt = 'Allocation %(allocation)s could not be found.'
+
+
 class DriverNotFound(NotFound):
     _msg_fmt = ("Hardware type '%(driver_name)s' is not enabled or not "
                 "installed; enabled hardware types: %(enabled)s.")
@@ -227,6 +231,23 @@ class ResourceAlreadyExists(Conflict):
 class VifAlreadyAttached(Conflict):
     _msg_fmt = 'VIF %(vif)s is already attached to %(where)s.'
 
+class AllocationDuplicateName(Conflict):
+    _msg_fmt = 'An allocation with name %(name)s already exists.'
+
+
+class AllocationAlreadyExists(Conflict):
+    _msg_fmt = 'An allocation with UUID %(uuid)s already exists.'
+
+
+class NodeAssociated(Conflict):
+    _msg_fmt = ('Node %(node)s is associated with instance %(instance)s; '
+                'an allocation takes only a node without one.')
+
+
+class NodeAllocated(Conflict):
+    _msg_fmt = ('Node %(node)s is held by allocation %(allocation)s and '
+                'cannot be %(action)s; delete the allocation first.')
+
 
 class NodeInWrongState(Conflict):
     _msg_fmt = ('Node %(node)s cannot be %(action)s while it is in state '
@@ -276,6 +297,12 @@ class NoConductorListening(DependencyUnreachable):
 
 
 # --- step framework: raised by drivers, caught by the conductor -------------
+
+class AllocationFailed(IronicStepsException):
+    """Why an allocation got no node: what lands in its ``last_error``."""
+    _msg_fmt = 'Failed to process allocation %(uuid)s: %(error)s.'
+    code = http.HTTPStatus.BAD_REQUEST
+
 
 class StepFailed(IronicStepsException):
     """A step could not complete; the flow that ran it fails the node."""

@@ -61,14 +61,18 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
     }),
     # Ironic API parity around a node: chassis (Node.chassis_uuid), ports,
-    # portgroups, volume connectors and targets, VIFs on ports.
+    # portgroups, volume connectors and targets, VIFs on ports; allocations
+    # (Allocation, RPC create_allocation, destroy_allocation), a node's
+    # boot device, console and vendor passthru methods, a driver's RAID
+    # logical disk properties.
     ('0.6', {
         'api': '1.69',
-        'rpc': '1.2',
+        'rpc': '1.3',
         'objects': {'Node': ['1.3'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
                     'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
-                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0']},
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0']},
     }),
 ])
 

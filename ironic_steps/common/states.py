@@ -30,6 +30,11 @@ DEPLOYFAIL = 'deploy failed'
 #: its volume records change freely there too (elsewhere, powered off).
 DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, CLEANFAIL)
 
+# An allocation (not a node) is being processed until it holds a node
+# (ACTIVE) or failed to find one (ERROR, its last_error says why).
+ALLOCATING = 'allocating'
+ALLOCATION_STATES = (ALLOCATING, ACTIVE, ERROR)
+
 #: No target: the node is not moving towards anything.
 NOSTATE = None
 

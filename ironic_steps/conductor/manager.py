@@ -21,6 +21,7 @@ from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_token as agent_tokens
+from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
@@ -62,7 +63,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -319,6 +320,8 @@ class ConductorManager:
                            purpose='node update') as task:
             node_updates.apply(node_obj, changes,
                                task.node.provision_state, reset_interfaces)
+            if 'instance_uuid' in changes and node_obj.instance_uuid is None:
+                self._release_from_allocation(context, task.node)
             for field in node_obj.obj_what_changed():
                 setattr(task.node, field, getattr(node_obj, field))
             task.node.save()
@@ -328,16 +331,80 @@ class ConductorManager:
         node.obj_reset_changes(['reservation'])
         return node
 
+    @staticmethod
+    def _release_from_allocation(context, node):
+        """A node losing its instance loses the allocation that made it
+        (as in Ironic); under the node's lock, which the caller holds."""
+        held_by = objects.Allocation.uuids_of_nodes(
+            context, [node.uuid]).get(node.uuid)
+        if held_by is None:
+            return
+        allocation = objects.Allocation.get_by_uuid(context, held_by)
+        allocations.check_can_release(node, allocation)
+        allocation.destroy()
+
     @_expected
     def destroy_node(self, context, node_id):
         with self._acquire(context, node_id,
                            purpose='node deletion') as task:
             node_updates.check_not_protected(task.node, 'deleted')
+            held_by = objects.Allocation.uuids_of_nodes(
+                context, [task.node.uuid]).get(task.node.uuid)
+            if held_by is not None:
+                raise exception.NodeAllocated(
+                    node=task.node.uuid, allocation=held_by,
+                    action='deleted')
             if task.node.provision_state not in DELETE_ALLOWED_STATES:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
                     state=task.node.provision_state)
             task.destroy_node()
+
+    # --- allocations --------------------------------------------------
+
+    @_expected
+    def create_allocation(self, context, allocation, node_uuid=None):
+        """Store a new allocation and process it (RPC 1.3).
+
+        Without ``node_uuid`` the allocation is returned ``allocating``
+        and a worker finds it a node (see :mod:`allocations`); with it,
+        the allocation is backfilled with that deployed node before this
+        returns.
+
+        :raises AllocationFailed: when backfilling, naming why the node
+            does not fit.
+        :raises NoFreeConductorWorker: (before anything is stored).
+        """
+        allocation.state = states.ALLOCATING
+        if node_uuid is not None:
+            allocation.create(context)
+            allocations.backfill(context, allocation, node_uuid,
+                                 self._acquire)
+            return allocation
+        with self._reserve_worker() as worker:
+            allocation.create(context)
+            # The worker changes its own copy: the caller is answered
+            # with the allocation as stored, still allocating.
+            worker.submit(allocations.process, context,
+                          allocation.obj_clone(), self._acquire)
+        return allocation
+
+    @_expected
+    def destroy_allocation(self, context, allocation):
+        """Delete an allocation; the node it holds, if any, is released
+        under its lock (RPC 1.3).
+
+        :raises NodeInWrongState: if that node is deployed or busy (and
+            not in maintenance).
+        """
+        allocation.refresh(context)
+        if allocation.node_uuid is None:
+            allocation.destroy()
+            return
+        with self._acquire(context, allocation.node_uuid,
+                           purpose='allocation deletion') as task:
+            allocations.check_can_release(task.node, allocation)
+            allocation.destroy()
 
     # --- traits -------------------------------------------------------
     # As in Ironic, traits change in any provision state, under the lock.
@@ -477,6 +544,71 @@ class ConductorManager:
     def get_driver_properties(self, context, driver_name):
         """{property: description} the driver's default interfaces read."""
         return driver_factory.driver_properties(driver_name)
+
+    # --- a node's BMC, console and vendor extensions (RPC 1.3) ----------
+
+    @_expected
+    def get_boot_device(self, context, node_id):
+        """{'boot_device': name or None, 'persistent': bool or None}."""
+        with self._acquire(context, node_id,
+                           purpose='getting boot device') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    @_expected
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        """:raises InvalidParameterValue: for a device the node's
+            management does not support."""
+        with self._acquire(context, node_id,
+                           purpose='setting boot device') as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_boot_device(task, device,
+                                                   persistent=persistent)
+            task.save_and_release()
+
+    @_expected
+    def get_supported_boot_devices(self, context, node_id):
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='listing boot devices') as task:
+            return task.driver.management.get_supported_boot_devices(task)
+
+    @_expected
+    def set_console_mode(self, context, node_id, enabled):
+        """Start or stop a node's console.
+
+        :raises UnsupportedDriverExtension: for a console interface that
+            cannot (``no-console``, the only one here), as its validation
+            says.
+        """
+        with self._acquire(context, node_id,
+                           purpose='setting console mode') as task:
+            task.driver.console.validate(task)
+            if bool(task.node.console_enabled) == enabled:
+                return
+            if enabled:
+                task.driver.console.start_console(task)
+            else:
+                task.driver.console.stop_console(task)
+            task.node.console_enabled = enabled
+            task.save_and_release()
+
+    @_expected
+    def get_node_vendor_passthru_methods(self, context, node_id):
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='listing vendor methods') as task:
+            return task.driver.vendor.vendor_routes()
+
+    @_expected
+    def get_driver_vendor_passthru_methods(self, context, driver_name):
+        return driver_factory.default_interface(
+            driver_name, 'vendor').driver_routes()
+
+    @_expected
+    def get_raid_logical_disk_properties(self, context, driver_name):
+        """{property: description} of a logical disk, for the default RAID
+        interface of ``driver_name``."""
+        return driver_factory.default_interface(
+            driver_name, 'raid').get_logical_disk_properties()
 
     @_expected
     def get_node_with_token(self, context, node_id):

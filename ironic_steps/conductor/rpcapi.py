@@ -20,6 +20,10 @@ add the new version to ``common/release_mappings.py``):
   set_target_raid_config, validate_driver_interfaces,
   get_driver_properties; update_node takes reset_interfaces; create_node
   keeps a node's initial ``available`` state (API < 1.11)
+* 1.3 - create_allocation, destroy_allocation; get_boot_device,
+  set_boot_device, get_supported_boot_devices, set_console_mode,
+  get_node_vendor_passthru_methods, get_driver_vendor_passthru_methods,
+  get_raid_logical_disk_properties
 """
 
 import oslo_messaging as messaging
@@ -45,7 +49,7 @@ def set_local_manager(manager):
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
 
     def __init__(self):
         self._client = None
@@ -244,6 +248,64 @@ class ConductorAPI:
         return self._call(context, 'get_driver_properties', '1.2',
                           route=driver_name, driver=driver_name,
                           driver_name=driver_name)
+
+    def create_allocation(self, context, allocation, node_uuid=None):
+        """Store and process a new allocation: any conductor finds it a
+        node; the node's own conductor backfills it with ``node_uuid``."""
+        self._check_can_send('1.3', 'Allocations')
+        return self._call(context, 'create_allocation', '1.3',
+                          route=node_uuid, allocation=allocation,
+                          node_uuid=node_uuid)
+
+    def destroy_allocation(self, context, allocation):
+        self._check_can_send('1.3', 'Allocations')
+        return self._call(context, 'destroy_allocation', '1.3',
+                          route=allocation.node_uuid, allocation=allocation)
+
+    def _call_1_3(self, context, method, feature, node_id=None,
+                  driver_name=None, **kwargs):
+        """A call of RPC 1.3 about a node (routed to it) or a driver."""
+        self._check_can_send('1.3', feature)
+        if node_id is not None:
+            kwargs['node_id'] = node_id
+        if driver_name is not None:
+            kwargs['driver_name'] = driver_name
+        return self._call(context, method, '1.3',
+                          route=node_id or driver_name, driver=driver_name,
+                          **kwargs)
+
+    def get_boot_device(self, context, node_id):
+        return self._call_1_3(context, 'get_boot_device',
+                              'Showing the boot device', node_id=node_id)
+
+    def set_boot_device(self, context, node_id, device, persistent=False):
+        return self._call_1_3(context, 'set_boot_device',
+                              'Setting the boot device', node_id=node_id,
+                              device=device, persistent=persistent)
+
+    def get_supported_boot_devices(self, context, node_id):
+        return self._call_1_3(context, 'get_supported_boot_devices',
+                              'Listing boot devices', node_id=node_id)
+
+    def set_console_mode(self, context, node_id, enabled):
+        return self._call_1_3(context, 'set_console_mode',
+                              'Setting the console mode', node_id=node_id,
+                              enabled=enabled)
+
+    def get_node_vendor_passthru_methods(self, context, node_id):
+        return self._call_1_3(context, 'get_node_vendor_passthru_methods',
+                              'Listing vendor passthru methods',
+                              node_id=node_id)
+
+    def get_driver_vendor_passthru_methods(self, context, driver_name):
+        return self._call_1_3(context, 'get_driver_vendor_passthru_methods',
+                              'Listing vendor passthru methods',
+                              driver_name=driver_name)
+
+    def get_raid_logical_disk_properties(self, context, driver_name):
+        return self._call_1_3(context, 'get_raid_logical_disk_properties',
+                              'Showing RAID logical disk properties',
+                              driver_name=driver_name)
 
 
 def _driver_reader(context, node_uuid):

@@ -389,9 +389,25 @@ class PowerInterface(BaseInterface):
 
 
 class ManagementInterface(BaseInterface):
+    """The node's BMC beyond power: its boot device.
+
+    A boot device is one of Ironic's names (``pxe``, ``disk``, ``cdrom``,
+    ``bios``, ``safe``, ...); each interface says which it supports.
+    """
+
     interface_type = 'management'
 
+    def get_supported_boot_devices(self, task):
+        """The boot devices :meth:`set_boot_device` takes, a list."""
+        raise NotImplementedError
+
     def set_boot_device(self, task, device, persistent=False):
+        """:raises InvalidParameterValue: for an unsupported ``device``."""
+        raise NotImplementedError
+
+    def get_boot_device(self, task):
+        """``{'boot_device': name or None, 'persistent': bool or None}``
+        (None: not known)."""
         raise NotImplementedError
 
 
@@ -416,15 +432,45 @@ class RAIDInterface(BaseInterface):
         """:raises InvalidParameterValue: naming what is wrong."""
         raid.validate_configuration(raid_config)
 
+    def get_logical_disk_properties(self):
+        """{property: description} of what a logical disk of a layout may
+        say (``openstack baremetal driver raid property list``)."""
+        return {name: schema['description'] for name, schema
+                in raid.LOGICAL_DISK_PROPERTIES.items()}
+
 
 class VendorInterface(BaseInterface):
+    """Vendor-specific extensions, called through the API's vendor
+    passthru.
+
+    A passthru method is described as Ironic describes it: ``{name:
+    {'http_methods': [...], 'async': bool, 'attach': bool,
+    'require_exclusive_lock': bool, 'description': str}}``.  The in-tree
+    vendor interfaces offer none; calling one is not provided.
+    """
+
     interface_type = 'vendor'
+
+    def vendor_routes(self):
+        """The passthru methods of a node with this interface."""
+        return {}
+
+    def driver_routes(self):
+        """The passthru methods of the hardware type itself."""
+        return {}
 
 
 class ConsoleInterface(BaseInterface):
-    """A serial console (not run by ironic-steps: only ``no-console``)."""
+    """A serial console (not run by ironic-steps: only ``no-console``,
+    whose validation refuses every console request)."""
 
     interface_type = 'console'
+
+    def start_console(self, task):
+        raise NotImplementedError
+
+    def stop_console(self, task):
+        raise NotImplementedError
 
 
 class InspectInterface(BaseInterface):

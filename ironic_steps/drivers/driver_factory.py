@@ -98,6 +98,20 @@ def _interface(interface_type, name):
     return _cached(INTERFACES_NAMESPACE % interface_type, name)
 
 
+def default_interface(name, interface_type):
+    """The default ``interface_type`` interface of hardware type ``name``
+    (what a driver-level request, such as its RAID properties, reads).
+
+    :raises DriverNotFound:
+    :raises UnsupportedDriverExtension: if the type has none.
+    """
+    if hardware_type(name).default(interface_type) is None:
+        raise exception.UnsupportedDriverExtension(
+            node='of hardware type %s' % name, extension=interface_type,
+            interface='none')
+    return interface_for(interface_type, name, None)
+
+
 def interface_for(interface_type, driver, name):
     """The ``interface_type`` interface that a node of hardware type
     ``driver`` with that interface set to ``name`` (None: the default)

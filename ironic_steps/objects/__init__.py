@@ -6,11 +6,13 @@ def register_all():
     __import__('ironic_steps.objects.conductor')
     __import__('ironic_steps.objects.deploy_template')
     __import__('ironic_steps.objects.bios_setting')
+    __import__('ironic_steps.objects.allocation')
     __import__('ironic_steps.objects.node_resources')
 
 
 register_all()
 
+from ironic_steps.objects.allocation import Allocation  # noqa: E402
 from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
@@ -21,5 +23,6 @@ from ironic_steps.objects.node_resources import Portgroup  # noqa: E402
 from ironic_steps.objects.node_resources import VolumeConnector  # noqa: E402
 from ironic_steps.objects.node_resources import VolumeTarget  # noqa: E402
 
-__all__ = ['BIOSSetting', 'Chassis', 'Conductor', 'DeployTemplate', 'Node',
-           'Port', 'Portgroup', 'VolumeConnector', 'VolumeTarget']
+__all__ = ['Allocation', 'BIOSSetting', 'Chassis', 'Conductor',
+           'DeployTemplate', 'Node', 'Port', 'Portgroup', 'VolumeConnector',
+           'VolumeTarget']

@@ -92,6 +92,24 @@ class IronicStepsObject(ovo_base.VersionedObject):
             needed=release_mappings.first_release_with(
                 cls.obj_name(), cls.FIELD_SINCE.get(field, '1.0')))
 
+    def changes_to_save(self, feature, writable, what):
+        """The changed fields, once checked that they may be written: the
+        pinned release has this object (``feature`` names it in the
+        refusal) and every changed field is in ``writable``.
+
+        :raises NotInPinnedRelease:
+        :raises Invalid: naming the fields that cannot change, and
+            ``what`` the object is.
+        """
+        self.check_in_pinned_release(feature)
+        changes = self.obj_get_changes()
+        fixed = sorted(set(changes) - set(writable))
+        if fixed:
+            raise exception.Invalid(
+                'Field(s) %s of %s %s cannot change' % (
+                    ', '.join(fixed), what, self.uuid))
+        return changes
+
     def obj_make_compatible(self, primitive, target_version):
         super().obj_make_compatible(primitive, target_version)
         for field in self.fields_unknown_at(target_version):

@@ -14,7 +14,6 @@ read is one query, steps included.
 from oslo_utils import uuidutils
 from oslo_versionedobjects import base as ovo_base
 
-from ironic_steps.common import exception
 from ironic_steps.db import api as db_api
 from ironic_steps.objects import base
 from ironic_steps.objects import fields
@@ -116,13 +115,8 @@ class DeployTemplate(base.IronicStepsObject,
 
         :raises DeployTemplateNotFound, DeployTemplateDuplicateName:
         """
-        self.check_in_pinned_release('Deploy templates')
-        changes = self.obj_get_changes()
-        fixed = sorted(set(changes) - set(_WRITABLE))
-        if fixed:
-            raise exception.Invalid(
-                'Field(s) %s of deploy template %s cannot change' % (
-                    ', '.join(fixed), self.uuid))
+        changes = self.changes_to_save('Deploy templates', _WRITABLE,
+                                       'deploy template')
         if changes:
             self._from_db_object(
                 context or self._context,

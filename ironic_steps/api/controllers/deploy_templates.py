@@ -117,11 +117,8 @@ def update(ident):
     policy.authorize('baremetal:deploy_template:update', context)
     patch = body.json_body()
     template = _get(context, ident)
-    changes = patching.changes(template, patch, template_schema.SCHEMA,
-                               version, template_schema.empty)
-    if changes:
-        for field, value in changes.items():
-            setattr(template, field, value)
+    if patching.apply_changes(template, patch, template_schema.SCHEMA,
+                              version, template_schema.empty):
         template.save()
     return responses.json_response(_VIEW.body(template, version))
 

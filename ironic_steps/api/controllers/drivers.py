@@ -23,6 +23,9 @@ from ironic_steps.drivers import base as drivers_base
 blueprint = flask.Blueprint('drivers', __name__, url_prefix='/v1/drivers')
 
 _DYNAMIC_VERSION = versions.at(versions.MINOR_30_DYNAMIC_DRIVERS)
+_RAID_VERSION = versions.at(versions.MINOR_12_RAID_CONFIG)
+#: The release that serves a driver's RAID properties and vendor methods.
+_RELEASE = '0.6'
 _PROPERTIES_LINK_VERSION = versions.at(
     versions.MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES)
 #: Interfaces shown from a later version than the other ones, as Ironic.
@@ -100,3 +103,30 @@ def properties(name):
     _served(name)
     return responses.json_response(
         flask.g.rpcapi.get_driver_properties(flask.g.context, name))
+
+
+@blueprint.get('/<name>/raid/logical_disk_properties')
+def raid_logical_disk_properties(name):
+    """{property: description} of a logical disk in a RAID layout (1.12)."""
+    versions.hide_while_pinned_before(_RELEASE)
+    versions.check_endpoint(flask.g.version, _RAID_VERSION,
+                            flask.request.path)
+    policy.authorize('baremetal:driver:get_raid_logical_disk_properties',
+                     flask.g.context)
+    query.check_known(flask.request.args, ())
+    _served(name)
+    return responses.json_response(
+        flask.g.rpcapi.get_raid_logical_disk_properties(flask.g.context,
+                                                        name))
+
+
+@blueprint.get('/<name>/vendor_passthru/methods')
+def vendor_passthru_methods(name):
+    """The passthru methods of the driver's default vendor interface."""
+    versions.hide_while_pinned_before(_RELEASE)
+    policy.authorize('baremetal:driver:vendor_passthru', flask.g.context)
+    query.check_known(flask.request.args, ())
+    _served(name)
+    return responses.json_response(
+        flask.g.rpcapi.get_driver_vendor_passthru_methods(flask.g.context,
+                                                          name))

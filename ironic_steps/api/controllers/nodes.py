@@ -54,16 +54,24 @@ _LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail')
                          + tuple(_FILTERS))
 
 
-def _compute():
-    """How this request computes a node's computed fields."""
-    return node_view.computer(flask.g.rpcapi.get_conductor_for)
+def _compute(nodes, fields):
+    """How this request computes the computed fields of ``nodes`` (those
+    its bodies show), showing ``fields`` (None: all of them): an
+    allocation query for the page, only if it shows ``allocation_uuid``."""
+    allocation_of = None
+    if 'allocation_uuid' in (fields or node_view.visible_fields(
+            flask.g.version)):
+        allocation_of = objects.Allocation.uuids_of_nodes(
+            flask.g.context, [node.uuid for node in nodes]).get
+    return node_view.computer(flask.g.rpcapi.get_conductor_for,
+                              allocation_of or (lambda node_uuid: None))
 
 
 def _body(node, fields=None):
     """The body of ``node`` at this request's version (see
     :meth:`view.View.body`)."""
     return node_view.VIEW.body(node, flask.g.version, fields,
-                               compute=_compute())
+                               compute=_compute([node], fields))
 
 
 def _filter_value(args, name):
@@ -131,7 +139,7 @@ def list_page(detail_path, chassis_uuid=None):
     # conductor filter left of it.
     return responses.json_response(pagination.collection(
         'nodes', node_view.VIEW.bodies(matching, version, fields, base,
-                                       _compute()),
+                                       _compute(matching, fields)),
         base + path, args, page, nodes))
 
 

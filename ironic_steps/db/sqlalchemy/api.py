@@ -22,6 +22,7 @@ from oslo_utils import uuidutils
 from ironic_steps.common import exception
 from ironic_steps.common import outage
 from ironic_steps.conf import CONF
+from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
@@ -508,7 +509,8 @@ class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries,
                  conductors.ConductorQueries,
-                 resources.ResourceQueries):
+                 resources.ResourceQueries,
+                 allocations.AllocationQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

@@ -335,3 +335,39 @@ class VolumeTarget(Base):
 # The same options on every table; only MySQL and MariaDB read them.
 for _table in Base.metadata.tables.values():
     _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
+
+
+class Allocation(Base):
+    """A request for a node of a resource class, and the node it got.
+
+    ``node_id`` is unique (a node holds one allocation at most) and has
+    no ON DELETE: a node with an allocation is not deleted.  ``traits``
+    and ``candidate_nodes`` are JSON lists (candidates as node UUIDs).
+    """
+
+    __tablename__ = 'allocations'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_allocations0uuid'),
+        sa.UniqueConstraint('name', name='uniq_allocations0name'),
+        sa.UniqueConstraint('node_id', name='uniq_allocations0node_id'),
+        sa.Index('allocations_state_idx', 'state'),
+        sa.Index('allocations_owner_idx', 'owner'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=True)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id'),
+                        nullable=True)
+    state = sa.Column(sa.String(STATE_LENGTH), nullable=False)
+    owner = sa.Column(sa.String(255), nullable=True)
+    last_error = sa.Column(mysql.Text, nullable=True)
+    resource_class = sa.Column(sa.String(80), nullable=True)
+    traits = sa.Column(JSONEncoded, nullable=True)
+    candidate_nodes = sa.Column(JSONEncoded, nullable=True)
+    extra = sa.Column(JSONEncoded, nullable=True)
+
+
+# The same options on every table; only MySQL and MariaDB read them.
+for _table in Base.metadata.tables.values():
+    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)

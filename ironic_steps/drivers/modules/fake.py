@@ -41,6 +41,8 @@ from ironic_steps.drivers.modules import fake_agent
 LOG = log.getLogger(__name__)
 
 FAIL_STEP_KEY = 'fake_fail_step'
+#: The boot devices fake management takes (deploys use both).
+FAKE_BOOT_DEVICES = ('pxe', 'disk')
 
 
 def _fail_if_asked(task, name):
@@ -103,9 +105,27 @@ class FakePower(base.PowerInterface):
 
 
 class FakeManagement(base.ManagementInterface):
+    """Remembers the boot device it is given (``fake_boot_device`` and
+    ``fake_boot_device_persistent`` in ``driver_internal_info``), and shows
+    it; a node never given one boots from ``pxe``, once, as in Ironic's
+    fake."""
+
+    def get_supported_boot_devices(self, task):
+        return list(FAKE_BOOT_DEVICES)
 
     def set_boot_device(self, task, device, persistent=False):
+        if device not in FAKE_BOOT_DEVICES:
+            raise exception.InvalidParameterValue(
+                err='Unknown boot device %r; fake management supports: %s'
+                    % (device, ', '.join(FAKE_BOOT_DEVICES)))
         _remember(task, 'fake_boot_device', device)
+        _remember(task, 'fake_boot_device_persistent', bool(persistent))
+
+    def get_boot_device(self, task):
+        info = task.node.driver_internal_info or {}
+        return {'boot_device': info.get('fake_boot_device', 'pxe'),
+                'persistent': info.get('fake_boot_device_persistent',
+                                       False)}
 
     @base.deploy_step(priority=60)
     def set_instance_boot_device(self, task):

@@ -91,8 +91,9 @@ class PinnedBeforeStepRequestsTest(base.ApiTestCase):
                          "'deploy'", "'active'")
 
 
-class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
-    """Two conductors behind oslo.messaging's in-memory transport."""
+class TwoConductorsOverMessaging(base.ApiTestMixin):
+    """The API over two conductors behind oslo.messaging's in-memory
+    transport (mix in before a TestCase)."""
 
     wait_for_state = tests_base.ConductorTestCase.wait_for_state
 
@@ -102,6 +103,10 @@ class OverMessagingTest(base.ApiTestMixin, tests_base.TestCase):
         self.useFixture(tests_base.RPCConductors(
             self.context, ['conductor-a', 'conductor-b']))
         self.make_client()
+
+
+class OverMessagingTest(TwoConductorsOverMessaging, tests_base.TestCase):
+    """Two conductors behind oslo.messaging's in-memory transport."""
 
     def test_nodes_are_created_and_provided_through_their_conductor(self):
         node = self.api_create(name='node-1')

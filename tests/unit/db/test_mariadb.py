@@ -16,6 +16,7 @@ from tests import base
 from tests.unit.api import test_node_resources
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_allocation
 from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
@@ -141,5 +142,12 @@ class VifsOnMariaDBTest(test_node_resources.VifTest):
 
 class ChassisOnMariaDBTest(test_node_resources.ChassisTest):
     """A chassis in use is refused deletion on MariaDB too."""
+
+    database = base.MariaDBDatabase
+
+
+class AllocationsOnMariaDBTest(test_allocation.AllocationTest):
+    """A node given to one allocation at most, released with it, names
+    unique: the duplicate errors of MariaDB read right."""
 
     database = base.MariaDBDatabase

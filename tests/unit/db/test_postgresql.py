@@ -5,6 +5,7 @@ from tests.unit.api import test_node_resources
 from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
 from tests.unit.db import test_migrations
+from tests.unit.objects import test_allocation
 from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_conductor
 from tests.unit.objects import test_deploy_template
@@ -92,5 +93,12 @@ class NodeDeletionOnPostgreSQLTest(test_node_resources.NodeDeletionTest):
 
 class ChassisOnPostgreSQLTest(test_node_resources.ChassisTest):
     """A chassis in use is refused deletion on PostgreSQL too."""
+
+    database = base.PostgreSQLDatabase
+
+
+class AllocationsOnPostgreSQLTest(test_allocation.AllocationTest):
+    """A node given to one allocation at most, released with it, names
+    unique: the duplicate errors of PostgreSQL read right."""
 
     database = base.PostgreSQLDatabase

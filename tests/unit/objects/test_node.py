@@ -21,6 +21,7 @@ from tests import base
 # older versions lack the field, obj_make_compatible) and then the new hash
 # printed by this test's failure.
 EXPECTED_FINGERPRINTS = {
+    'Allocation': '1.0-fbbefdfea27b7477fac9a9130842823a',
     'BIOSSetting': '1.0-79c37501a4c12e087d933099cf108d50',
     'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',

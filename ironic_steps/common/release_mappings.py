@@ -60,6 +60,14 @@ RELEASE_MAPPING = collections.OrderedDict([
         'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
     }),
+    # Beyond Ironic, the x-steps extension: preview a plan, resume a failed
+    # deploy (preview_steps, resume_node_deploy), per-step timeouts.
+    ('0.6', {
+        'api': '1.69',
+        'rpc': '1.3',
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

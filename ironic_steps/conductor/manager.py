@@ -27,9 +27,11 @@ from ironic_steps.conductor import flows
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
+from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
+from ironic_steps.conductor import steps
 from ironic_steps.conductor import task_manager
 from ironic_steps.conductor import validation
 from ironic_steps.conductor import verification
@@ -63,7 +65,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -153,7 +155,9 @@ class ConductorManager:
             registry.unregister(self.host)
 
     def _check_wait_timeouts(self, context):
-        """Fail flows whose agent did not call back in time."""
+        """Fail flows whose agent did not call back in time, and waiting
+        steps past their own timeout."""
+        self._fail_overdue_steps(context)
         for state, waiting in flows.BY_WAIT_STATE.items():
             if not waiting.timeout:
                 continue
@@ -166,6 +170,32 @@ class ConductorManager:
                     continue   # it has a timeout of its own
                 self._fail_timed_out(context, node.uuid, state, waiting,
                                      before)
+
+    def _fail_overdue_steps(self, context):
+        """Fail this conductor's waiting steps past their own timeout
+        (x-steps); polled ones are its poller's, which checks first."""
+        if not steps.extensions_enabled():
+            return   # no step has a deadline: spare the query
+        for state, waiting in flows.BY_WAIT_STATE.items():
+            for row in objects.Node.list_fields(
+                    context, ('uuid', 'driver', 'driver_internal_info',
+                              'reservation', 'provision_state'),
+                    filters={'provision_state': state}):
+                if (row.reservation is None
+                        and not step_polling.is_polled(row)
+                        and step_runner.overdue(row, waiting.flow)
+                        and self._owns(row.uuid, row.driver)):
+                    self._fail_overdue(context, row.uuid, state, waiting)
+
+    def _fail_overdue(self, context, node_uuid, state, waiting):
+        try:
+            with self._acquire(context, node_uuid, retry=False,
+                               purpose='step timeout') as task:
+                error = step_runner.overdue(task.node, waiting.flow)
+                if task.node.provision_state == state and error:
+                    step_runner.fail(task, waiting.flow, error)
+        except (exception.NodeLocked, exception.NodeNotFound):
+            pass   # busy or gone: not ours to fail now
 
     def _fail_timed_out(self, context, node_uuid, state, waiting, before):
         try:
@@ -407,6 +437,22 @@ class ConductorManager:
                 context, node_id, purpose='node deployment') as task:
             deployments.start_deploy(task, worker, rebuild=rebuild,
                                      deploy_steps=deploy_steps)
+
+    @_expected
+    def preview_steps(self, context, node_id, flow, requested_steps=None):
+        """What ``flow`` would run on the node (RPC 1.3, x-steps): see
+        :mod:`preview`.  Takes no lock and changes nothing."""
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='step preview') as task:
+            return preview.preview(task, flow, requested_steps)
+
+    @_expected
+    def resume_node_deploy(self, context, node_id):
+        """Resume a failed deploy from its resume point (RPC 1.3,
+        x-steps); a request that cannot be honoured changes nothing."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='deploy resume') as task:
+            deployments.start_resume(task, worker)
 
     @_expected
     def do_node_clean(self, context, node_id, clean_steps):

@@ -20,6 +20,7 @@ add the new version to ``common/release_mappings.py``):
   set_target_raid_config, validate_driver_interfaces,
   get_driver_properties; update_node takes reset_interfaces; create_node
   keeps a node's initial ``available`` state (API < 1.11)
+* 1.3 - preview_steps, resume_node_deploy (the x-steps extension)
 """
 
 import oslo_messaging as messaging
@@ -44,7 +45,7 @@ def set_local_manager(manager):
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
 
     def __init__(self):
         self._client = None
@@ -181,6 +182,17 @@ class ConductorAPI:
         self._check_can_send('1.2', 'Manual cleaning')
         return self._call(context, 'do_node_clean', '1.2', route=node_id,
                           node_id=node_id, clean_steps=clean_steps)
+
+    def preview_steps(self, context, node_id, flow, requested_steps=None):
+        self._check_can_send('1.3', 'Previewing steps')
+        return self._call(context, 'preview_steps', '1.3', route=node_id,
+                          node_id=node_id, flow=flow,
+                          requested_steps=requested_steps)
+
+    def resume_node_deploy(self, context, node_id):
+        self._check_can_send('1.3', 'Resuming a deploy')
+        return self._call(context, 'resume_node_deploy', '1.3',
+                          route=node_id, node_id=node_id)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',

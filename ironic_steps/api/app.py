@@ -26,12 +26,14 @@ from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
+from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
 from ironic_steps.api import query
 from ironic_steps.api import versions
 from ironic_steps.conductor import rpcapi
+from ironic_steps.conductor import steps
 
 _RPCAPI = 'ironic_steps.rpcapi'
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
@@ -67,6 +69,10 @@ def create_app():
     app.extensions[_RPCAPI] = rpcapi.ConductorAPI()
     for blueprint in _BLUEPRINTS:
         app.register_blueprint(blueprint)
+    if steps.extensions_enabled():
+        # Pinned to a release before it, the extension's paths are not
+        # routed: 404, as for any path Ironic does not have.
+        app.register_blueprint(node_x_steps.blueprint)
     errors.register(app)
     app.before_request(_prepare_request)
     app.after_request(_stamp_request_id)

@@ -577,5 +577,4 @@ def resume_point(plan, failed_index):
                 'survive a failure), so it and the steps after it run '
                 'again' % step.label))
     return ResumePoint(failed=failed_index, start=failed_index, reason=(
-        'the steps before the failed step %s are kept; it runs again'
-        % plan[failed_index].label))
+        'it is the failed step; the steps before it are kept'))

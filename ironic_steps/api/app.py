@@ -32,8 +32,8 @@ from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
 from ironic_steps.api import query
 from ironic_steps.api import versions
+from ironic_steps.common import x_steps
 from ironic_steps.conductor import rpcapi
-from ironic_steps.conductor import steps
 
 _RPCAPI = 'ironic_steps.rpcapi'
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
@@ -69,7 +69,7 @@ def create_app():
     app.extensions[_RPCAPI] = rpcapi.ConductorAPI()
     for blueprint in _BLUEPRINTS:
         app.register_blueprint(blueprint)
-    if steps.extensions_enabled():
+    if x_steps.enabled():
         # Pinned to a release before it, the extension's paths are not
         # routed: 404, as for any path Ironic does not have.
         app.register_blueprint(node_x_steps.blueprint)

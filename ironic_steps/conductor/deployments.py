@@ -22,6 +22,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import x_steps
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import step_runner
@@ -97,7 +98,7 @@ def _requests(task, deploy_steps):
         requests.append(steps.Request(
             source='deploy template(s) %s' % ', '.join(
                 template.name for template in templates),
-            steps=[{key: step[key] for key in _TEMPLATE_STEP_KEYS}
+            steps=[{key: step[key] for key in _template_step_keys(step)}
                    for template in templates for step in template.steps],
             origins=['template %s' % template.name
                      for template in templates for _step in template.steps]))
@@ -113,6 +114,14 @@ def _requests(task, deploy_steps):
 
 
 _TEMPLATE_STEP_KEYS = ('interface', 'step', 'args', 'priority')
+
+
+def _template_step_keys(step):
+    """What of a template step the plan takes: its timeout only while the
+    extension is on (pinned, the older conductors would ignore it)."""
+    if 'timeout' in step and x_steps.enabled():
+        return _TEMPLATE_STEP_KEYS + ('timeout',)
+    return _TEMPLATE_STEP_KEYS
 
 
 def _templates(task):

@@ -20,6 +20,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import x_steps
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
@@ -31,7 +32,6 @@ from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
-from ironic_steps.conductor import steps
 from ironic_steps.conductor import task_manager
 from ironic_steps.conductor import validation
 from ironic_steps.conductor import verification
@@ -174,7 +174,7 @@ class ConductorManager:
     def _fail_overdue_steps(self, context):
         """Fail this conductor's waiting steps past their own timeout
         (x-steps); polled ones are its poller's, which checks first."""
-        if not steps.extensions_enabled():
+        if not x_steps.enabled():
             return   # no step has a deadline: spare the query
         for state, waiting in flows.BY_WAIT_STATE.items():
             for row in objects.Node.list_fields(

@@ -36,7 +36,7 @@ know: we have no in-band steps, and a typo must not deploy a server
 without its RAID.
 
 Beyond Ironic (release 0.6, the ``x-steps`` extension; off while pinned to
-an older release, see :func:`extensions_enabled`):
+an older release, see :mod:`ironic_steps.common.x_steps`):
 
 * :func:`merge` is the one place a plan is made: :func:`plan` raises its
   problems, a preview reports them, with where each step came from and
@@ -53,21 +53,8 @@ import types
 import typing
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
-from ironic_steps.conf import CONF
+from ironic_steps.common import x_steps
 from ironic_steps.drivers import base
-
-#: The release that brought the ``x-steps`` extension (preview, resume,
-#: per-step timeouts).
-EXTENSION_RELEASE = '0.6'
-
-
-def extensions_enabled():
-    """Whether the ``x-steps`` extension is on: not while pinned to a
-    release from before it, whose conductors would not honour it (nor
-    read a stored step carrying its keys)."""
-    return not release_mappings.pinned_before(CONF, EXTENSION_RELEASE)
-
 
 #: Tie-breaks between interfaces, per kind.  Deploying prepares the machine
 #: (deploy, power, management, boot) before it reconfigures hardware; when
@@ -209,7 +196,7 @@ def collect(task, kind):
         if getter is None:
             continue   # an interface from before steps existed
         found.extend(Step.from_dict(step) for step in getter(task) or ())
-    if not extensions_enabled():
+    if not x_steps.enabled():
         found = [step.without_extensions() for step in found]
     return found
 
@@ -280,7 +267,7 @@ def _shape_problem(raw, kind):
     missing = [key for key in required if key not in raw]
     if missing:
         return 'step %s lacks %s' % (_label(raw), ', '.join(missing))
-    if not extensions_enabled():
+    if not x_steps.enabled():
         optional = tuple(key for key in optional
                          if key not in _EXTENSION_REQUEST_KEYS)
     unknown = sorted(set(raw) - set(required) - set(optional))

@@ -27,13 +27,12 @@ from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.common import exception
-from ironic_steps.conductor import preview as preview_shape
 
 blueprint = flask.Blueprint('node_x_steps', __name__,
                             url_prefix='/v1/nodes/<ident>/x-steps')
 
-#: The body key naming each flow's steps.
-_STEPS_KEY = preview_shape.FLOWS
+#: The flows a preview knows -> the body key naming their steps.
+_STEPS_KEY = {'deploy': 'deploy_steps', 'clean': 'clean_steps'}
 
 
 def _masked(preview):

@@ -22,6 +22,8 @@ TEMPLATES = {
                       'priority': 90, 'args': RAID}],
     'CUSTOM_HT_ON': [{'interface': 'bios', 'step': 'apply_configuration',
                       'priority': 95, 'args': BIOS}],
+    'CUSTOM_SLOW_RAID': [{'interface': 'raid', 'step': 'apply_configuration',
+                          'priority': 90, 'args': RAID, 'timeout': 900}],
 }
 
 
@@ -76,6 +78,9 @@ class PreviewIsTheDeployedPlanTest(PreviewTestCase):
         (('CUSTOM_RAID1',), [step('raid.apply_configuration', 0, RAID)]),
         (('CUSTOM_HT_ON',), [step('power.boot_instance', 30,
                                   timeout=600)]),
+        (('CUSTOM_SLOW_RAID',), None),
+        (('CUSTOM_SLOW_RAID',), [step('raid.apply_configuration', 90, RAID,
+                                      timeout=None)]),
     )
     @ddt.unpack
     def test_the_deploy_runs_exactly_the_previewed_plan(self, traits,
@@ -104,6 +109,16 @@ class PreviewIsTheDeployedPlanTest(PreviewTestCase):
                          sources['bios.apply_configuration'])
         self.assertEqual('user', sources['power.boot_instance'])
         self.assertEqual('driver', sources['deploy.deploy'])
+
+    def test_a_template_step_brings_its_timeout_and_a_user_step_its_own(
+            self):
+        node = self.node_asking_for('CUSTOM_SLOW_RAID')
+        raid = self.preview(node)['steps'][1]
+        self.assertEqual(('template CUSTOM_SLOW_RAID', 900),
+                         (raid['source'], raid['timeout']))
+        raid = self.preview(node, requested_steps=[
+            step('raid.apply_configuration', 90, RAID, timeout=60)])['steps'][1]
+        self.assertEqual(('user', 60), (raid['source'], raid['timeout']))
 
     def test_disabled_steps_are_listed_with_why(self):
         node = self.node_asking_for('CUSTOM_RAID1')

@@ -28,10 +28,12 @@ CREATE_TRAITS_AND_TEMPLATES = '4f2a9c8e1b63'
 ADD_NODE_API_FIELDS = '4e8a6c2d1f93'
 CREATE_BIOS_SETTINGS = 'ebbaf9649dc9'
 CREATE_CONDUCTOR_HARDWARE_INTERFACES = 'f8cd5fbcbc5e'
+ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT = 'a5c7e9b13d20'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
-             CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES]
+             CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES,
+             ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -160,6 +162,24 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual(0, connection.execute(sa.text(
                 'SELECT COUNT(*) FROM conductor_hardware_interfaces')
             ).scalar_one())
+
+    def test_existing_template_steps_keep_their_drivers_timeout(self):
+        # Given a template step written before the column
+        migration.upgrade(CREATE_CONDUCTOR_HARDWARE_INTERFACES)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO deploy_templates (uuid, name) VALUES "
+                "('5d2f2a3e-6a57-4b8e-9d1e-0c2b7f6a9e10', 'CUSTOM_OLD')"))
+            connection.execute(sa.text(
+                "INSERT INTO deploy_template_steps (deploy_template_id, "
+                "interface, step, args, priority) SELECT id, 'raid', "
+                "'apply_configuration', '{}', 10 FROM deploy_templates"))
+        # When the revision runs, the step has no timeout of its own
+        migration.upgrade(ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT)
+        with engine.connect() as connection:
+            self.assertIsNone(connection.execute(sa.text(
+                'SELECT timeout FROM deploy_template_steps')).scalar_one())
 
     def test_the_revisions_are_one_line(self):
         self.assertEqual(REVISIONS, migration.pending())

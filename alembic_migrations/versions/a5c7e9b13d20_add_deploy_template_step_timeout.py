@@ -17,4 +17,4 @@ down_revision = 'f8cd5fbcbc5e'
 
 def upgrade():
     op.add_column('deploy_template_steps',
-                  sa.Column('timeout', sa.Float, nullable=True))
+                  sa.Column('timeout', sa.Double, nullable=True))

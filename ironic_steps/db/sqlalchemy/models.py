@@ -196,7 +196,7 @@ class DeployTemplateStep(Base):
     args = sa.Column(JSONEncoded, nullable=False)
     priority = sa.Column(sa.Integer, nullable=False)
     #: Seconds (x-steps, 0.6); NULL: the driver's own limit.
-    timeout = sa.Column(sa.Float, nullable=True)
+    timeout = sa.Column(sa.Double, nullable=True)
 
 
 class BIOSSetting(Base):

@@ -295,6 +295,9 @@ def fake_lab(endpoint, names):
     if len(names) > 1:
         print('\n(%s is told to fail at %s, to show what a failed '
               'deploy looks like.)' % (names[-1], FAILING_STEP))
+        print('\nThe steps its deploy will run, before it starts:')
+        openstack(endpoint, 'node', 'step', 'preview', names[-1], '-c',
+                  'steps')
     openstack(endpoint, 'node', 'deploy', *names)
     watch(endpoint, names)
     print()
@@ -302,7 +305,19 @@ def fake_lab(endpoint, names):
     if len(names) > 1:
         openstack(endpoint, 'node', 'show', names[-1], '-c',
                   'provision_state', '-c', 'deploy_step', '-c', 'last_error')
+        resume_lab(endpoint, names[-1])
     openstack(endpoint, 'node', 'show', names[0])
+
+
+def resume_lab(endpoint, name):
+    """Fix the failed node and resume its deploy from the failed step."""
+    print('\nFixed, %s resumes from the failed step; the steps before it '
+          'are not run again:' % name)
+    openstack(endpoint, 'node', 'unset', name, '--driver-info',
+              'fake_fail_step')
+    openstack(endpoint, 'node', 'step', 'preview', name, '-c', 'resume')
+    openstack(endpoint, 'node', 'deploy', 'resume', name)
+    watch(endpoint, [name])
 
 
 def redfish_lab(endpoint, names, emulator):

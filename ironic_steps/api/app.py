@@ -29,11 +29,13 @@ from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_resources
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
+from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
 from ironic_steps.api import errors
 from ironic_steps.api import query
 from ironic_steps.api import versions
+from ironic_steps.common import x_steps
 from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
@@ -72,6 +74,10 @@ def create_app():
     app.extensions[_RPCAPI] = rpcapi.ConductorAPI()
     for blueprint in _BLUEPRINTS:
         app.register_blueprint(blueprint)
+    if x_steps.enabled():
+        # Pinned to a release before it, the extension's paths are not
+        # routed: 404, as for any path Ironic does not have.
+        app.register_blueprint(node_x_steps.blueprint)
     errors.register(app)
     app.before_request(_prepare_request)
     app.after_request(_stamp_request_id)

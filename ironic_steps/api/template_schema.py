@@ -6,6 +6,8 @@ Ironic's rules (1.55): a template has a ``name``, which is a trait (see
 carry deploy steps (:data:`STEP_INTERFACES`), ``step`` a non-empty string,
 ``args`` a JSON object and ``priority`` an integer from 0 (a string of
 digits is taken as one); no interface and step twice in one template.
+Beyond Ironic (the x-steps extension, release 0.6), a step may say
+``timeout``: seconds, overriding its driver's (``null``: the driver's).
 ``extra`` is free-form.  Everything is checked when written, on create and
 on PATCH alike, by the shared :mod:`schema` machinery.
 """
@@ -17,6 +19,8 @@ from ironic_steps.api import identifiers
 from ironic_steps.api import schema
 from ironic_steps.api import template_view
 from ironic_steps.common import traits
+from ironic_steps.common import x_steps
+from ironic_steps.conf import CONF
 
 #: The interfaces whose deploy steps a template may name (Ironic 1.55).
 STEP_INTERFACES = ('bios', 'deploy', 'management', 'power', 'raid')
@@ -34,6 +38,8 @@ _STEP = {
             # Whole (a trailing newline is not a digit), and short enough
             # for int(), which refuses strings of thousands of digits.
             {'type': 'string', 'pattern': r'\A[0-9]{1,20}\Z'}]},
+        # The x-steps extension's (0.6): seconds, overriding the driver's.
+        'timeout': {'type': ['number', 'null'], 'exclusiveMinimum': 0},
     },
     'required': ['interface', 'step', 'args', 'priority'],
     'additionalProperties': False,
@@ -74,6 +80,15 @@ def _check_steps(steps):
     listed twice."""
     steps = [dict(step, priority=int(step['priority'])) for step in steps]
     for index, step in enumerate(steps):
+        if 'timeout' in step and not x_steps.enabled():
+            # As the pinned release's API would: a key it does not know.
+            raise errors.InvalidField(
+                field='steps', reason='step %d has an unknown key, timeout '
+                '(a step timeout needs release %s; the services are pinned '
+                'to %s)' % (index, x_steps.RELEASE,
+                            CONF.pin_release_version))
+        if step.get('timeout', 0) is None:
+            del step['timeout']   # no limit of its own: the driver's
         if step['priority'] > MAX_PRIORITY:
             raise errors.InvalidField(
                 field='steps', reason='priority %s of step %d is more than '

@@ -122,6 +122,11 @@ class InvalidRequestedSteps(Invalid):
                 'so nothing was changed: %(problems)s.')
 
 
+class NothingToResume(Invalid):
+    _msg_fmt = ('Node %(node)s has no deploy to resume: %(reason)s. Deploy '
+                'it again instead (from its first step).')
+
+
 class StepNotAbortable(Invalid):
     _msg_fmt = ('The %(flow)s of node %(node)s cannot be aborted while its '
                 'step %(step)s runs: that step is not abortable. Abort once '

@@ -64,7 +64,9 @@ RELEASE_MAPPING = collections.OrderedDict([
     # portgroups, volume connectors and targets, VIFs on ports; allocations
     # (Allocation, RPC create_allocation, destroy_allocation), a node's
     # boot device, console and vendor passthru methods, a driver's RAID
-    # logical disk properties.
+    # logical disk properties.  Beyond Ironic, the x-steps extension:
+    # preview a plan, resume a failed deploy (preview_steps,
+    # resume_node_deploy), per-step timeouts.
     ('0.6', {
         'api': '1.69',
         'rpc': '1.3',

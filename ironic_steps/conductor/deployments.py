@@ -22,6 +22,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import x_steps
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import step_runner
@@ -65,8 +66,7 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None):
     validate(task)
     step_runner.clear_progress(node, step_runner.DEPLOY)
     if uses_deploy_steps(task):
-        plan = steps.plan(task, base.DEPLOY,
-                          requests=_requests(task, deploy_steps))
+        plan = steps.raise_problems(task, merge(task, deploy_steps))
         if not plan:
             raise exception.NoStepsFound(kind='deploy', node=node.uuid)
         step_runner.store_plan(task, step_runner.DEPLOY, plan)
@@ -79,6 +79,17 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None):
     task.start_work(event, worker, do_node_deploy)
 
 
+def merge(task, deploy_steps=None):
+    """The deploy plan of ``task.node`` with ``deploy_steps``, unrefused:
+    the one planner of a deploy, which a preview shows (steps.merge).
+
+    :raises InvalidParameterValue: if the instance's traits or
+        ``deploy_steps`` are not even lists of the right things.
+    """
+    return steps.merge(task, base.DEPLOY,
+                       requests=_requests(task, deploy_steps))
+
+
 def _requests(task, deploy_steps):
     """The sources of requested steps, weakest first (see steps.plan)."""
     requests = []
@@ -87,19 +98,30 @@ def _requests(task, deploy_steps):
         requests.append(steps.Request(
             source='deploy template(s) %s' % ', '.join(
                 template.name for template in templates),
-            steps=[{key: step[key] for key in _TEMPLATE_STEP_KEYS}
-                   for template in templates for step in template.steps]))
+            steps=[{key: step[key] for key in _template_step_keys(step)}
+                   for template in templates for step in template.steps],
+            origins=['template %s' % template.name
+                     for template in templates for _step in template.steps]))
     if deploy_steps is not None:
         if not isinstance(deploy_steps, list):
             raise exception.InvalidParameterValue(
                 err='deploy_steps must be a list of steps, got %s'
                     % steps.shown(deploy_steps))
         requests.append(steps.Request(source='deploy_steps',
-                                      steps=deploy_steps))
+                                      steps=deploy_steps,
+                                      origins=['user'] * len(deploy_steps)))
     return requests
 
 
 _TEMPLATE_STEP_KEYS = ('interface', 'step', 'args', 'priority')
+
+
+def _template_step_keys(step):
+    """What of a template step the plan takes: its timeout only while the
+    extension is on (pinned, the older conductors would ignore it)."""
+    if 'timeout' in step and x_steps.enabled():
+        return _TEMPLATE_STEP_KEYS + ('timeout',)
+    return _TEMPLATE_STEP_KEYS
 
 
 def _templates(task):
@@ -151,6 +173,48 @@ def uses_deploy_steps(task):
         return False
     getter = getattr(task.driver.deploy, 'get_deploy_steps', None)
     return bool(getter and getter(task))
+
+
+def resume_point(node):
+    """Where a failed deploy of ``node`` would resume (steps.resume_point).
+
+    Read from ``driver_internal_info`` alone (the stored plan and the index
+    of the step that failed), so it works for any deploy that failed while
+    running its steps, whoever ran them.
+    :raises NothingToResume: naming why.
+    """
+    if node.provision_state != states.DEPLOYFAIL:
+        raise exception.NothingToResume(
+            node=node.uuid, reason='it is %s, not %s' % (
+                node.provision_state, states.DEPLOYFAIL))
+    plan = step_runner.load_plan(node, step_runner.DEPLOY)
+    failed = step_runner.current_index(node, step_runner.DEPLOY)
+    if not plan or failed is None or not 0 <= failed < len(plan):
+        raise exception.NothingToResume(
+            node=node.uuid, reason='it failed before running a deploy step, '
+                                   'or deployed the legacy way')
+    return steps.resume_point(plan, failed)
+
+
+def start_resume(task, worker):
+    """Resume a failed deploy at its resume point, keeping what the steps
+    before it did (the x-steps extension; a plain deploy starts over).
+
+    :raises NothingToResume: before anything changes.
+    """
+    point = resume_point(task.node)
+    validate(task)
+    LOG.info('Resuming the deploy of node %s at step %d: %s',
+             task.node.uuid, point.start, point.reason)
+    task.process_event(states.EVENT_DEPLOY)
+    task.node.last_error = None
+    task.node.save()
+    task.hand_over(worker, _run_resumed, point.start)
+
+
+@step_runner.flow_boundary(step_runner.DEPLOY)
+def _run_resumed(task, start_index):
+    return step_runner.run(task, step_runner.DEPLOY, start_index=start_index)
 
 
 @step_runner.flow_boundary(step_runner.DEPLOY)

@@ -20,6 +20,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import x_steps
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
@@ -29,6 +30,7 @@ from ironic_steps.conductor import locks
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
+from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
@@ -155,7 +157,9 @@ class ConductorManager:
             locks.stop()
 
     def _check_wait_timeouts(self, context):
-        """Fail flows whose agent did not call back in time."""
+        """Fail flows whose agent did not call back in time, and waiting
+        steps past their own timeout."""
+        self._fail_overdue_steps(context)
         for state, waiting in flows.BY_WAIT_STATE.items():
             if not waiting.timeout:
                 continue
@@ -168,6 +172,32 @@ class ConductorManager:
                     continue   # it has a timeout of its own
                 self._fail_timed_out(context, node.uuid, state, waiting,
                                      before)
+
+    def _fail_overdue_steps(self, context):
+        """Fail this conductor's waiting steps past their own timeout
+        (x-steps); polled ones are its poller's, which checks first."""
+        if not x_steps.enabled():
+            return   # no step has a deadline: spare the query
+        for state, waiting in flows.BY_WAIT_STATE.items():
+            for row in objects.Node.list_fields(
+                    context, ('uuid', 'driver', 'driver_internal_info',
+                              'reservation', 'provision_state'),
+                    filters={'provision_state': state}):
+                if (row.reservation is None
+                        and not step_polling.is_polled(row)
+                        and step_runner.overdue(row, waiting.flow)
+                        and self._owns(row.uuid, row.driver)):
+                    self._fail_overdue(context, row.uuid, state, waiting)
+
+    def _fail_overdue(self, context, node_uuid, state, waiting):
+        try:
+            with self._acquire(context, node_uuid, retry=False,
+                               purpose='step timeout') as task:
+                error = step_runner.overdue(task.node, waiting.flow)
+                if task.node.provision_state == state and error:
+                    step_runner.fail(task, waiting.flow, error)
+        except (exception.NodeLocked, exception.NodeNotFound):
+            pass   # busy or gone: not ours to fail now
 
     def _fail_timed_out(self, context, node_uuid, state, waiting, before):
         try:
@@ -476,6 +506,22 @@ class ConductorManager:
                 context, node_id, purpose='node deployment') as task:
             deployments.start_deploy(task, worker, rebuild=rebuild,
                                      deploy_steps=deploy_steps)
+
+    @_expected
+    def preview_steps(self, context, node_id, flow, requested_steps=None):
+        """What ``flow`` would run on the node (RPC 1.3, x-steps): see
+        :mod:`preview`.  Takes no lock and changes nothing."""
+        with task_manager.acquire(context, node_id, shared=True,
+                                  purpose='step preview') as task:
+            return preview.preview(task, flow, requested_steps)
+
+    @_expected
+    def resume_node_deploy(self, context, node_id):
+        """Resume a failed deploy from its resume point (RPC 1.3,
+        x-steps); a request that cannot be honoured changes nothing."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='deploy resume') as task:
+            deployments.start_resume(task, worker)
 
     @_expected
     def do_node_clean(self, context, node_id, clean_steps):

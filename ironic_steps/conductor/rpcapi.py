@@ -23,7 +23,8 @@ add the new version to ``common/release_mappings.py``):
 * 1.3 - create_allocation, destroy_allocation; get_boot_device,
   set_boot_device, get_supported_boot_devices, set_console_mode,
   get_node_vendor_passthru_methods, get_driver_vendor_passthru_methods,
-  get_raid_logical_disk_properties
+  get_raid_logical_disk_properties; preview_steps, resume_node_deploy (the
+  x-steps extension)
 """
 
 import oslo_messaging as messaging
@@ -185,6 +186,17 @@ class ConductorAPI:
         self._check_can_send('1.2', 'Manual cleaning')
         return self._call(context, 'do_node_clean', '1.2', route=node_id,
                           node_id=node_id, clean_steps=clean_steps)
+
+    def preview_steps(self, context, node_id, flow, requested_steps=None):
+        self._check_can_send('1.3', 'Previewing steps')
+        return self._call(context, 'preview_steps', '1.3', route=node_id,
+                          node_id=node_id, flow=flow,
+                          requested_steps=requested_steps)
+
+    def resume_node_deploy(self, context, node_id):
+        self._check_can_send('1.3', 'Resuming a deploy')
+        return self._call(context, 'resume_node_deploy', '1.3',
+                          route=node_id, node_id=node_id)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',

@@ -31,7 +31,8 @@ polls, for every flow and every driver:
   a step still waiting after its timeout fails without asking again.
 
 A heartbeat never resumes a polled step, and the agent call-back timeout
-does not apply to one: its own timeout does.
+does not apply to one: its own timeout does, and so does the step's
+timeout when it has one (:func:`step_runner.overdue`), checked first.
 """
 
 import threading
@@ -211,6 +212,10 @@ def check_polled_step(task):
     step = getattr(node, flow.step_field) or {}
     label = '%s.%s' % (step.get('interface', polling['interface']),
                        step.get('step', '?'))
+    overdue = step_runner.overdue(node, flow)
+    if overdue:
+        # The step's own limit (x-steps), counted from when it started.
+        return step_runner.fail(task, flow, overdue)
     timeout = _timeout(polling)
     if _elapsed(polling) > timeout:
         return step_runner.fail(task, flow, (

@@ -15,13 +15,24 @@ next step runs.  When the plan is exhausted the flow finishes: the current
 step is cleared and the bookkeeping removed, in one transaction.  Waiting,
 failing and finishing are a task's last write, so they drop the node's lock
 in the same statement.
+
+A step with a timeout (the ``x-steps`` extension: declared in its
+decorator, or asked for) gets a deadline in ``driver_internal_info``
+(:data:`DEADLINE_KEY`), written with its record.  A running step cannot
+be interrupted (Python cannot stop a thread), so the deadline is checked
+whenever the step hands control back: a step that returns after it fails,
+done or not; a waiting step fails when its call-back or poll comes after
+it, or when the conductor's periodic check finds it passed
+(:func:`overdue`).  ``last_error`` names the step and its limit.
 """
 
 import dataclasses
+import datetime
 import enum
 import functools
 
 from oslo_log import log
+from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -88,6 +99,7 @@ def clear_progress(node, flow):
     info.pop(flow.index_key, None)
     info.pop(agent_token.TOKEN_KEY, None)
     info.pop(base.POLLING_KEY, None)
+    info.pop(DEADLINE_KEY, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
 
@@ -97,9 +109,10 @@ def stop_waiting(node):
     poll (saved with the node's next save), so neither resumes it."""
     agent_token.forget(node)
     info = node.driver_internal_info or {}
-    if base.POLLING_KEY in info:
-        node.driver_internal_info = {k: v for k, v in info.items()
-                                     if k != base.POLLING_KEY}
+    if base.POLLING_KEY in info or DEADLINE_KEY in info:
+        node.driver_internal_info = {
+            k: v for k, v in info.items()
+            if k not in (base.POLLING_KEY, DEADLINE_KEY)}
 
 
 def store_plan(task, flow, plan):
@@ -124,12 +137,42 @@ def current_index(node, flow):
     return (node.driver_internal_info or {}).get(flow.index_key)
 
 
+#: Where the running step's time limit is kept, when it has one:
+#: ``{'step': 'interface.step', 'timeout': seconds, 'started_at': ISO,
+#: 'deadline': ISO}`` (UTC).
+DEADLINE_KEY = 'step_deadline'
+
+
 def _record_current(task, flow, index, step):
     info = dict(task.node.driver_internal_info or {})
     info[flow.index_key] = index
+    info.pop(DEADLINE_KEY, None)
+    if step.timeout is not None:
+        started = timeutils.utcnow()
+        info[DEADLINE_KEY] = {
+            'step': step.label, 'timeout': step.timeout,
+            'started_at': started.isoformat(),
+            'deadline': (started + datetime.timedelta(
+                seconds=step.timeout)).isoformat()}
     task.node.driver_internal_info = info
-    setattr(task.node, flow.step_field, step.to_dict())
+    setattr(task.node, flow.step_field, step.public_dict())
     task.node.save()
+
+
+def overdue(node, flow):
+    """Why the running step of ``node`` failed its timeout, or None."""
+    limit = (node.driver_internal_info or {}).get(DEADLINE_KEY)
+    if not limit:
+        return None
+    now = timeutils.utcnow()
+    if now <= timeutils.parse_isotime(limit['deadline']).replace(
+            tzinfo=None):
+        return None
+    took = (now - timeutils.parse_isotime(limit['started_at']).replace(
+        tzinfo=None)).total_seconds()
+    return ('%s step %s timed out: its timeout is %s seconds and it has '
+            'taken %.1f' % (flow.title, limit['step'], limit['timeout'],
+                            took))
 
 
 def reason(exc):
@@ -179,6 +222,9 @@ def run(task, flow, start_index=0):
                             step.interface, flow.kind))
         outcome, error = _interpret(
             flow, step, lambda: execute(task, step.to_dict()))
+        if outcome is not Outcome.FAILED:
+            error = overdue(task.node, flow)
+            outcome = Outcome.FAILED if error else outcome
         if outcome is Outcome.WAIT:
             return wait(task, flow, step)
         if outcome is Outcome.FAILED:
@@ -247,7 +293,11 @@ def abort(task, flow):
 
 
 def resume(task, flow):
-    """Run the rest of the stored plan, after the step that waited."""
+    """Run the rest of the stored plan, after the step that waited (which
+    fails instead if it came back after its timeout)."""
+    error = overdue(task.node, flow)
+    if error:
+        return fail(task, flow, error)
     index = current_index(task.node, flow)
     return run(task, flow, start_index=0 if index is None else index + 1)
 

@@ -34,6 +34,17 @@ names every problem and the step it concerns.  This is stricter than Ironic,
 which lets an agent add in-band steps later and so skips what it does not
 know: we have no in-band steps, and a typo must not deploy a server
 without its RAID.
+
+Beyond Ironic (release 0.6, the ``x-steps`` extension; off while pinned to
+an older release, see :mod:`ironic_steps.common.x_steps`):
+
+* :func:`merge` is the one place a plan is made: :func:`plan` raises its
+  problems, a preview reports them, with where each step came from and
+  why each step left out is off (:class:`Merge`);
+* a requested step may say ``timeout`` (seconds, overriding the step's
+  declared one); a step's ``timeout`` and ``resumable`` travel in its
+  dict (:class:`Step`);
+* :func:`resume_point` says where a failed deploy resumes.
 """
 
 import copy
@@ -42,6 +53,7 @@ import types
 import typing
 
 from ironic_steps.common import exception
+from ironic_steps.common import x_steps
 from ironic_steps.drivers import base
 
 #: Tie-breaks between interfaces, per kind.  Deploying prepares the machine
@@ -58,13 +70,15 @@ INTERFACE_ORDER = types.MappingProxyType({
 })
 
 _STEP_KEYS = frozenset(['interface', 'step', 'priority', 'argsinfo', 'args',
-                        'abortable'])
-#: What a requested step may say, per kind; every key but ``args`` is
-#: required (``args`` too for deploy steps, as in Ironic's API).
+                        'abortable', 'timeout', 'resumable'])
+#: What a requested step may say, per kind: (required, optional); ``args``
+#: is required for deploy steps, as in Ironic's API.  ``timeout`` is the
+#: extension's, accepted only while it is on.
 _REQUEST_KEYS = types.MappingProxyType({
-    base.DEPLOY: (('interface', 'step', 'args', 'priority'), ()),
-    base.CLEAN: (('interface', 'step'), ('args',)),
+    base.DEPLOY: (('interface', 'step', 'args', 'priority'), ('timeout',)),
+    base.CLEAN: (('interface', 'step'), ('args', 'timeout')),
 })
+_EXTENSION_REQUEST_KEYS = ('timeout',)
 #: Ironic's "core" deploy step: it may be disabled, never moved.
 CORE_STEPS = frozenset([('deploy', 'deploy')])
 
@@ -79,7 +93,12 @@ class Step:
         {'interface': 'raid', 'step': 'apply_configuration',
          'priority': 10, 'argsinfo': {...} or None,
          'args': {...},             # the keyword arguments it runs with
-         'abortable': bool}         # clean steps only
+         'abortable': bool,         # clean steps only
+         'timeout': seconds,        # only when it has one (extension)
+         'resumable': False}        # only when it is not (extension)
+
+    ``node.<kind>_step``, which Ironic clients read, never carries the
+    extension's keys (:meth:`public_dict`).
     """
 
     interface: str
@@ -88,13 +107,16 @@ class Step:
     argsinfo: typing.Mapping | None = None
     args: typing.Mapping = dataclasses.field(default_factory=dict)
     abortable: bool | None = None
+    timeout: float | None = None
+    resumable: bool = True
 
     @property
     def label(self):
         """``interface.step``, as people and error messages name it."""
         return '%s.%s' % (self.interface, self.name)
 
-    def to_dict(self):
+    def public_dict(self):
+        """The step as Ironic shows it (``node.deploy_step``)."""
         step = {'interface': self.interface, 'step': self.name,
                 'priority': self.priority,
                 'argsinfo': copy.deepcopy(self.argsinfo) or None,
@@ -102,6 +124,20 @@ class Step:
         if self.abortable is not None:
             step['abortable'] = self.abortable
         return step
+
+    def to_dict(self):
+        """The whole step, extension keys included when they say
+        something (a stored plan, a preview)."""
+        step = self.public_dict()
+        if self.timeout is not None:
+            step['timeout'] = self.timeout
+        if not self.resumable:
+            step['resumable'] = False
+        return step
+
+    def without_extensions(self):
+        """The step as a release from before the extension knows it."""
+        return dataclasses.replace(self, timeout=None, resumable=True)
 
     @classmethod
     def from_dict(cls, step):
@@ -122,7 +158,9 @@ class Step:
         return cls(interface=step['interface'], name=step['step'],
                    priority=step['priority'], argsinfo=step.get('argsinfo'),
                    args=step.get('args') or {},
-                   abortable=step.get('abortable'))
+                   abortable=step.get('abortable'),
+                   timeout=step.get('timeout'),
+                   resumable=step.get('resumable', True))
 
 
 def _type_problem(step):
@@ -135,11 +173,11 @@ def _type_problem(step):
         if not isinstance(step[key], str) or not step[key]:
             return '%s must be a non-empty string, got %r' % (key, step[key])
     for key, kind in (('args', dict), ('argsinfo', dict),
-                      ('abortable', bool)):
+                      ('abortable', bool), ('resumable', bool)):
         if step.get(key) is not None and not isinstance(step[key], kind):
             return '%s must be a %s or None, got %r' % (key, kind.__name__,
                                                         step[key])
-    return None
+    return base.check_timeout(step.get('timeout'))
 
 
 def _getter(interface, kind):
@@ -148,13 +186,18 @@ def _getter(interface, kind):
 
 
 def collect(task, kind):
-    """Every step of ``kind`` the node's interfaces offer, unordered."""
+    """Every step of ``kind`` the node's interfaces offer, unordered.
+
+    While the extension is off, steps come without its declarations.
+    """
     found = []
     for interface_type in INTERFACE_ORDER[kind]:
         getter = _getter(getattr(task.driver, interface_type), kind)
         if getter is None:
             continue   # an interface from before steps existed
         found.extend(Step.from_dict(step) for step in getter(task) or ())
+    if not x_steps.enabled():
+        found = [step.without_extensions() for step in found]
     return found
 
 
@@ -182,10 +225,17 @@ class Request:
 
     :param source: how error messages name the source, e.g.
         ``'deploy_steps'`` or ``'deploy template CUSTOM_RAID'``.
+    :param origins: where each step came from, as a preview says it
+        (``'user'``, ``'template CUSTOM_RAID'``), one per step; None:
+        ``source`` for every step.
     """
 
     source: str
     steps: typing.Sequence
+    origins: typing.Sequence | None = None
+
+    def origin(self, index):
+        return self.origins[index] if self.origins else self.source
 
 
 def _label(raw):
@@ -217,6 +267,9 @@ def _shape_problem(raw, kind):
     missing = [key for key in required if key not in raw]
     if missing:
         return 'step %s lacks %s' % (_label(raw), ', '.join(missing))
+    if not x_steps.enabled():
+        optional = tuple(key for key in optional
+                         if key not in _EXTENSION_REQUEST_KEYS)
     unknown = sorted(set(raw) - set(required) - set(optional))
     if unknown:
         return 'step %s has unknown key(s) %s; a %s step takes: %s' % (
@@ -235,6 +288,10 @@ def _shape_problem(raw, kind):
                 or priority < 0):
             return ('step %s: priority must be a non-negative integer, got '
                     '%s' % (_label(raw), shown(priority)))
+    problem = base.check_timeout(raw.get('timeout'))
+    if problem:
+        return 'step %s: %s' % (_label(raw), problem.replace(
+            repr(raw['timeout']), shown(raw['timeout'])))
     return None
 
 
@@ -287,17 +344,25 @@ def _refuse(task, kind, problems):
             kind=kind, node=task.node.uuid, problems='; '.join(shown))
 
 
+def _requested(offered_step, raw):
+    """``offered_step`` as ``raw`` (a checked requested step) changes it."""
+    return dataclasses.replace(
+        offered_step, priority=raw.get('priority', offered_step.priority),
+        args=copy.deepcopy(raw.get('args') or {}),
+        timeout=raw.get('timeout', offered_step.timeout))
+
+
 def _apply(requests, offered, kind, problems):
     """Override ``offered`` (by (interface, step)) with ``requests``.
 
     :returns: the merged steps by key, and the keys some request named
-        -> the source that named them last.
+        -> (the source that named them last, its origin).
     """
     merged = dict(offered)
     requested = {}
     for request in requests:
         seen = set()
-        for raw in request.steps:
+        for index, raw in enumerate(request.steps):
             problem = _shape_problem(raw, kind)
             if problem is None:
                 key = (raw['interface'], raw['step'])
@@ -309,10 +374,8 @@ def _apply(requests, offered, kind, problems):
             if problem:
                 problems.append('%s: %s' % (request.source, problem))
                 continue
-            merged[key] = dataclasses.replace(
-                offered[key], priority=raw['priority'],
-                args=copy.deepcopy(raw.get('args') or {}))
-            requested[key] = request.source
+            merged[key] = _requested(offered[key], raw)
+            requested[key] = (request.source, request.origin(index))
     return merged, requested
 
 
@@ -331,6 +394,90 @@ def _request_conflicts(enabled, requested, kind):
                                      for s in same)]
 
 
+#: Where a step a preview shows came from when no request named it.
+DRIVER = 'driver'
+
+
+@dataclasses.dataclass(frozen=True)
+class Merge:
+    """What planning found: the plan and everything said about it.
+
+    :param steps: the steps to run, in running order.
+    :param origins: (interface, step) -> where the step's priority and
+        arguments came from: :data:`DRIVER` or a request's origin.
+    :param disabled: (step, origin, why) for each step offered but not
+        run, in the kind's interface order.
+    :param problems: why the requests would be refused; a plan with
+        problems is never run.
+    :param driver_conflict: the DriverStepConflict of two of the
+        driver's own steps that tie, or None.
+    """
+
+    kind: str
+    steps: typing.Sequence
+    origins: typing.Mapping
+    disabled: typing.Sequence
+    problems: typing.Sequence
+    driver_conflict: Exception | None = None
+
+    def origin(self, step):
+        return self.origins.get((step.interface, step.name), DRIVER)
+
+    @property
+    def errors(self):
+        """Every reason a flow run this way would be refused, as text."""
+        return list(self.problems) + (
+            [str(self.driver_conflict)] if self.driver_conflict else [])
+
+
+def _why_disabled(step, origin):
+    if origin == DRIVER:
+        return ('priority 0 in the driver: runs only when a deploy template '
+                'or the caller asks for it')
+    return 'disabled (priority 0) by %s' % origin
+
+
+def merge(task, kind, requests=()):
+    """Plan the steps of ``kind`` on ``task.node`` without refusing.
+
+    The only planner: :func:`plan` runs it and raises its problems, a
+    preview shows them.  See the module docstring for the rules.
+    """
+    offered = {(step.interface, step.name): step
+               for step in collect(task, kind)}
+    problems = []
+    merged, requested = _apply(requests, offered, kind, problems)
+    enabled = [step for step in merged.values() if step.priority > 0]
+    for step in enabled:
+        source, _origin = requested.get((step.interface, step.name),
+                                        (None, None))
+        problem = source and _missing_arguments_problem(step, kind)
+        if problem:
+            problems.append('%s: %s' % (source, problem))
+    problems.extend(_request_conflicts(enabled, requested, kind))
+    if requests and not enabled and not problems:
+        problems.append('the requests disable every %s step; at least one '
+                        'must run' % kind)
+    try:
+        _check_conflicts(enabled, kind)
+        conflict = None
+    except exception.DriverStepConflict as exc:
+        conflict = exc
+    origins = {key: origin for key, (_source, origin) in requested.items()}
+    disabled = [(step, origins.get(key, DRIVER),
+                 _why_disabled(step, origins.get(key, DRIVER)))
+                for key, step in merged.items() if step.priority == 0]
+    return Merge(kind=kind, steps=order(enabled, kind), origins=origins,
+                 disabled=_in_interface_order(disabled, kind),
+                 problems=problems, driver_conflict=conflict)
+
+
+def _in_interface_order(disabled, kind):
+    rank = {name: i for i, name in enumerate(INTERFACE_ORDER[kind])}
+    return sorted(disabled, key=lambda entry: (
+        rank.get(entry[0].interface, len(rank)), entry[0].name))
+
+
 def plan(task, kind, requests=()):
     """The steps of ``kind`` to run on ``task.node``, in running order.
 
@@ -339,23 +486,15 @@ def plan(task, kind, requests=()):
     :raises InvalidRequestedSteps: if a request cannot be honoured.
     :raises DriverStepConflict: if two of the driver's steps tie.
     """
-    offered = {(step.interface, step.name): step
-               for step in collect(task, kind)}
-    problems = []
-    merged, requested = _apply(requests, offered, kind, problems)
-    enabled = [step for step in merged.values() if step.priority > 0]
-    for step in enabled:
-        source = requested.get((step.interface, step.name))
-        problem = source and _missing_arguments_problem(step, kind)
-        if problem:
-            problems.append('%s: %s' % (source, problem))
-    problems.extend(_request_conflicts(enabled, requested, kind))
-    if requests and not enabled and not problems:
-        problems.append('the requests disable every %s step; at least one '
-                        'must run' % kind)
-    _refuse(task, kind, problems)
-    _check_conflicts(enabled, kind)
-    return order(enabled, kind)
+    return raise_problems(task, merge(task, kind, requests))
+
+
+def raise_problems(task, merged):
+    """The steps of ``merged``, or the refusal its problems make."""
+    _refuse(task, merged.kind, list(merged.problems))
+    if merged.driver_conflict is not None:
+        raise merged.driver_conflict
+    return list(merged.steps)
 
 
 def manual_plan(task, requested_steps):
@@ -367,10 +506,17 @@ def manual_plan(task, requested_steps):
     :raises InvalidRequestedSteps: if a step cannot be honoured, or none
         is given.
     """
+    return raise_problems(task, manual_merge(task, requested_steps))
+
+
+def manual_merge(task, requested_steps):
+    """:func:`manual_plan` without refusing: a :class:`Merge` whose steps
+    are the ones that could run, all from the user, none disabled."""
     kind = base.CLEAN
     if not isinstance(requested_steps, (list, tuple)) or not requested_steps:
-        _refuse(task, kind, ['clean_steps must be a non-empty list of '
-                             'steps, got %s' % shown(requested_steps)])
+        return Merge(kind=kind, steps=[], origins={}, disabled=[], problems=[
+            'clean_steps must be a non-empty list of steps, got %s'
+            % shown(requested_steps)])
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
     problems, chosen = [], []
@@ -378,12 +524,44 @@ def manual_plan(task, requested_steps):
         problem = (_shape_problem(raw, kind)
                    or _offered_problem(raw, offered, kind))
         if problem is None:
-            step = dataclasses.replace(
-                offered[(raw['interface'], raw['step'])],
-                args=copy.deepcopy(raw.get('args') or {}))
+            step = _requested(offered[(raw['interface'], raw['step'])], raw)
             problem = _missing_arguments_problem(step, kind)
             chosen.append(step)
         if problem:
             problems.append('clean_steps: %s' % problem)
-    _refuse(task, kind, problems)
-    return chosen
+    return Merge(kind=kind, steps=chosen,
+                 origins={(step.interface, step.name): 'user'
+                          for step in chosen},
+                 disabled=[], problems=problems)
+
+
+@dataclasses.dataclass(frozen=True)
+class ResumePoint:
+    """Where a failed flow resumes: ``start`` (an index of its plan) and
+    why there, for people."""
+
+    failed: int
+    start: int
+    reason: str
+
+
+def resume_point(plan, failed_index):
+    """Where a deploy that failed at ``plan[failed_index]`` resumes.
+
+    The steps before the failed one ran to completion and their results
+    are kept, except for what a step declared ``resumable=False`` set up:
+    that does not survive the failure, and any later step may rely on it.
+    So the resume starts at the earliest non-resumable step at or before
+    the failed one (it and every step after it run again), and at the
+    failed step itself when there is none.  The failed step always runs
+    again: it did not finish.
+    """
+    for index in range(failed_index + 1):
+        step = plan[index]
+        if not step.resumable and index < failed_index:
+            return ResumePoint(failed=failed_index, start=index, reason=(
+                'step %s is not resumable (what it sets up does not '
+                'survive a failure), so it and the steps after it run '
+                'again' % step.label))
+    return ResumePoint(failed=failed_index, start=failed_index, reason=(
+        'it is the failed step; the steps before it are kept'))

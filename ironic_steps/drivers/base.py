@@ -16,6 +16,22 @@ The *argsinfo* shape, used by both kinds::
 
 The *step dict* that crosses this boundary is described in
 :class:`ironic_steps.conductor.steps.Step`.
+
+Two declarations go beyond Ironic's (release 0.6; pinned to an older
+release the conductor ignores them, as that release would):
+
+* ``timeout=`` (seconds): how long the step may take, waiting included;
+  operators may override it per requested step.  The conductor fails the
+  step, naming it and the limit, when it returns after that time or is
+  still waiting (for its agent or its poll) past it.  A running method is
+  never interrupted: Python cannot stop a thread, so a step that hangs
+  holds its worker until it returns, and fails then.
+* ``resumable=False``: what the step sets up does not survive a failed
+  deploy (a ramdisk booted, state held in memory by an agent), and the
+  steps after it rely on it.  A deploy resumed after a failure (the
+  ``x-steps/resume`` extension) then starts again at the earliest such
+  step that ran, instead of at the failed step; see
+  :func:`ironic_steps.conductor.steps.resume_point`.
 """
 
 import copy
@@ -53,6 +69,10 @@ class StepMark:
     priority: int
     argsinfo: typing.Mapping | None = None
     abortable: bool = False
+    #: Seconds the step may take, waiting included; None: no limit.
+    timeout: float | None = None
+    #: False: a resumed deploy must run this step again (module docstring).
+    resumable: bool = True
 
 
 def _check_priority(priority):
@@ -61,6 +81,18 @@ def _check_priority(priority):
             or priority < 0):
         return ('priority must be a non-negative integer, got %r (%s)'
                 % (priority, type(priority).__name__))
+
+
+def check_timeout(timeout):
+    """What is wrong with a step timeout, if anything (None is no limit).
+    """
+    if timeout is None:
+        return None
+    if (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+            or not timeout > 0 or timeout == float('inf')):
+        return ('timeout must be None or a positive number of seconds, got '
+                '%r' % (timeout,))
+    return None
 
 
 def _check_argsinfo(argsinfo):
@@ -99,9 +131,11 @@ def _step_decorator(decorator, mark_fields):
                 reason='it can only decorate a method')
         reason = (_check_priority(mark_fields['priority'])
                   or _check_argsinfo(mark_fields['argsinfo']))
-        abortable = mark_fields.get('abortable', False)
-        if not reason and not isinstance(abortable, bool):
-            reason = 'abortable must be a bool, got %r' % (abortable,)
+        for flag in ('abortable', 'resumable'):
+            value = mark_fields.get(flag, True)
+            if not reason and not isinstance(value, bool):
+                reason = '%s must be a bool, got %r' % (flag, value)
+        reason = reason or check_timeout(mark_fields.get('timeout'))
         if reason:
             raise exception.InvalidStepDefinition(
                 decorator=decorator, function=name, reason=reason)
@@ -118,26 +152,31 @@ def _step_decorator(decorator, mark_fields):
     return decorate
 
 
-def deploy_step(priority, argsinfo=None):
+def deploy_step(priority, argsinfo=None, timeout=None, resumable=True):
     """Mark an interface method as a deploy step.
 
     :param priority: non-negative int; higher runs earlier, 0 runs only
         when requested explicitly.
     :param argsinfo: None or the argsinfo shape described in this module.
+    :param timeout: None, or the seconds the step may take, waiting
+        included (see the module docstring).
+    :param resumable: False if a resumed deploy must run this step again
+        (see the module docstring).
     :raises InvalidStepDefinition: when applied with bad arguments.
     """
     return _step_decorator('deploy_step', {
-        'kind': DEPLOY, 'priority': priority, 'argsinfo': argsinfo})
+        'kind': DEPLOY, 'priority': priority, 'argsinfo': argsinfo,
+        'timeout': timeout, 'resumable': resumable})
 
 
-def clean_step(priority, abortable=False, argsinfo=None):
+def clean_step(priority, abortable=False, argsinfo=None, timeout=None):
     """Mark an interface method as a clean step; see :func:`deploy_step`.
 
     :param abortable: whether cleaning may be aborted while this step runs.
     """
     return _step_decorator('clean_step', {
         'kind': CLEAN, 'priority': priority, 'argsinfo': argsinfo,
-        'abortable': abortable})
+        'abortable': abortable, 'timeout': timeout})
 
 
 #: Where a step that waits to be polled is described, in the node's
@@ -278,6 +317,11 @@ class BaseInterface:
                     'argsinfo': copy.deepcopy(mark.argsinfo)}
             if kind == CLEAN:
                 step['abortable'] = mark.abortable
+            # Only when declared: a step dict without them is Ironic's.
+            if mark.timeout is not None:
+                step['timeout'] = mark.timeout
+            if not mark.resumable:
+                step['resumable'] = False
             steps.append(step)
         return steps
 

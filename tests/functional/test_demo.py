@@ -31,6 +31,15 @@ class DemoTest(testtools.TestCase):
         self.assertRegex(out, r'demo-1\s+active')
         self.assertRegex(out, r'demo-2\s+deploy failed\s+4/5 '
                               r'boot.prepare_instance_boot')
+        # The failing node's plan was previewed before its deploy, and
+        # after the failure its deploy resumed from the failed step.
+        self.assertIn('$ openstack baremetal node step preview demo-2 -c '
+                      'steps', out)
+        self.assertIn('5. power.boot_instance (priority 20, from driver)',
+                      out)
+        self.assertIn('from step 4, boot.prepare_instance_boot', out)
+        self.assertIn('$ openstack baremetal node deploy resume demo-2', out)
+        self.assertRegex(out, r'demo-2\s+active')
         # It ended with `openstack baremetal node show` and stopped.
         self.assertIn('$ openstack baremetal node show demo-1', out)
         self.assertIn('| deploy_step ', out)

@@ -21,6 +21,8 @@ _TEMPLATE_SORT_KEYS = frozenset(['id', 'uuid', 'name', 'created_at',
                                  'updated_at'])
 #: The public keys of a template step, in the order they are shown.
 _STEP_KEYS = ('interface', 'step', 'args', 'priority')
+#: Keys a step has only when set (NULL: absent, as in Ironic's templates).
+_OPTIONAL_STEP_KEYS = ('timeout',)
 
 
 def _with_steps(templates):
@@ -28,7 +30,7 @@ def _with_steps(templates):
     their steps: one row per step (or one for a template without)."""
     return sa.select(
         templates, _STEPS.c.id.label('step_id'),
-        *(_STEPS.c[key] for key in _STEP_KEYS)
+        *(_STEPS.c[key] for key in _STEP_KEYS + _OPTIONAL_STEP_KEYS)
     ).outerjoin(_STEPS, _STEPS.c.deploy_template_id == templates.c.id)
 
 
@@ -44,8 +46,11 @@ def _grouped(rows):
                 for column in _TEMPLATES.c}
             template['steps'] = []
         if row.step_id is not None:
-            template['steps'].append({key: getattr(row, key)
-                                      for key in _STEP_KEYS})
+            step = {key: getattr(row, key) for key in _STEP_KEYS}
+            step.update((key, getattr(row, key))
+                        for key in _OPTIONAL_STEP_KEYS
+                        if getattr(row, key) is not None)
+            template['steps'].append(step)
     return list(templates.values())
 
 
@@ -54,11 +59,11 @@ class DeployTemplateQueries:
 
     A template comes back as a dict: its columns (``id``, ``uuid``,
     ``name``, ``extra``, ``created_at``, ``updated_at``) and ``steps``, a
-    list of ``{interface, step, args, priority}`` in the order they were
-    written; every read is one query, steps included.  Templates are not
-    locked: each write is one transaction.  A mixin of the database API's
-    ``Connection``, which provides ``read_one()``, ``write_one()`` and
-    ``writer()``.
+    list of ``{interface, step, args, priority}`` (and ``timeout`` when
+    set) in the order they were written; every read is one query, steps
+    included.  Templates are not locked: each write is one transaction.
+    A mixin of the database API's ``Connection``, which provides
+    ``read_one()``, ``write_one()`` and ``writer()``.
     """
 
     def _get_template(self, connection, key, ident):
@@ -109,6 +114,7 @@ class DeployTemplateQueries:
             now = timeutils.utcnow()
             connection.execute(sa.insert(_STEPS), [
                 dict({key: step[key] for key in _STEP_KEYS},
+                     timeout=step.get('timeout'),
                      deploy_template_id=template_id, created_at=now)
                 for step in steps])
 

@@ -200,6 +200,8 @@ class DeployTemplateStep(Base):
     step = sa.Column(sa.String(255), nullable=False)
     args = sa.Column(JSONEncoded, nullable=False)
     priority = sa.Column(sa.Integer, nullable=False)
+    #: Seconds (x-steps, 0.6); NULL: the driver's own limit.
+    timeout = sa.Column(sa.Double, nullable=True)
 
 
 class BIOSSetting(Base):

@@ -434,3 +434,43 @@ class TemplateVersionsTest(TemplateApiTestCase):
                              version='latest')
         self.assertError(response, 405, '1.55')
         self.assertEqual([], self.stored())
+
+
+class TemplateStepTimeoutTest(TemplateApiTestCase):
+    """A template step's timeout (the x-steps extension, release 0.6)."""
+
+    def test_a_step_may_say_its_timeout_which_is_kept_and_shown(self):
+        created = self.create_template(steps=[step(timeout=900), BIOS])
+        self.assertEqual([step(timeout=900), BIOS], created['steps'])
+        self.assertEqual([step(timeout=900), BIOS], objects.DeployTemplate
+                         .get(self.context, created['uuid']).steps)
+        # Changed by a patch like any step key
+        response = self.patch(
+            '/v1/deploy_templates/%s' % created['uuid'], json=[
+                {'op': 'replace', 'path': '/steps/0/timeout',
+                 'value': 60.5}])
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertEqual(60.5, response.get_json()['steps'][0]['timeout'])
+
+    def test_a_step_without_one_looks_as_in_ironic(self):
+        created = self.create_template(steps=[step(timeout=None), BIOS])
+        self.assertEqual([RAID, BIOS], created['steps'])
+        self.assertNotIn('timeout', self.get(
+            '/v1/deploy_templates/%s' % created['uuid']).get_json()[
+                'steps'][0])
+
+    def test_a_timeout_that_is_not_a_positive_number_is_400(self):
+        for timeout in (0, -3, '60', True):
+            response = self.post('/v1/deploy_templates',
+                                 json=body(steps=[step(timeout=timeout)]))
+            self.assertError(response, 400, 'steps')
+        self.assertEqual([], self.stored())
+
+    def test_pinned_to_0_5_a_timeout_is_refused_as_unknown(self):
+        self.config(pin_release_version='0.5')
+        self.make_client()
+        response = self.post('/v1/deploy_templates',
+                             json=body(steps=[step(timeout=900)]))
+        self.assertError(response, 400, 'unknown key, timeout',
+                         'needs release 0.6', 'pinned to 0.5')
+        self.assertEqual([], self.stored())

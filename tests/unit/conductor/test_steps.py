@@ -230,8 +230,8 @@ class StepDictTest(oslotest_base.BaseTestCase):
         exc = self.assertRaises(
             exception.InvalidStep, steps.Step.from_dict,
             {'interface': 'deploy', 'step': 'deploy', 'priority': 100,
-             'timeout': 5, 'retries': 2})
-        self.assertIn('unknown keys: retries, timeout', str(exc))
+             'retries': 2, 'when': 'now'})
+        self.assertIn('unknown keys: retries, when', str(exc))
 
 
 class FakeHardwarePlanTest(tests_base.TestCase):

@@ -30,11 +30,13 @@ CREATE_BIOS_SETTINGS = 'ebbaf9649dc9'
 CREATE_CONDUCTOR_HARDWARE_INTERFACES = 'f8cd5fbcbc5e'
 CREATE_NODE_RESOURCES = '3a7d5e9c2b14'
 CREATE_ALLOCATIONS = '3a7d2e9c5b14'
+ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT = 'a5c7e9b13d20'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
              CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES,
-             CREATE_NODE_RESOURCES, CREATE_ALLOCATIONS]
+             CREATE_NODE_RESOURCES, CREATE_ALLOCATIONS,
+             ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -164,6 +166,36 @@ class MigrationWalkTest(base.TestCase):
                 'SELECT COUNT(*) FROM conductor_hardware_interfaces')
             ).scalar_one())
 
+
+    def test_the_revisions_are_one_line(self):
+        self.assertEqual(REVISIONS, migration.pending())
+        self.assertEqual(REVISIONS[-1], head_revision())
+
+    def test_existing_nodes_get_the_node_api_fields_and_no_op_interfaces(
+            self):
+        migration.upgrade(CREATE_TRAITS_AND_TEMPLATES)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, provision_state, "
+                "maintenance) VALUES ('9b9c2e6e-0d2c-4d0e-9a53-"
+                "3c2f6a1f0e11', 'fake-hardware', 'available', 0)"))
+            connection.execute(sa.text(
+                "INSERT INTO node_traits (node_id, trait) SELECT id, "
+                "'CUSTOM_KEPT' FROM nodes"))
+        migration.upgrade(ADD_NODE_API_FIELDS)
+        with engine.connect() as connection:
+            row = connection.execute(sa.text(
+                'SELECT console_interface, inspect_interface, '
+                'network_interface, rescue_interface, storage_interface, '
+                'protected, retired, console_enabled, conductor_group '
+                'FROM nodes')).one()
+            traits = connection.execute(sa.text(
+                'SELECT trait FROM node_traits')).scalars().all()
+        self.assertEqual(('no-console', 'no-inspect', 'noop', 'no-rescue',
+                          'noop', False, False, False, ''), tuple(row))
+        self.assertEqual(['CUSTOM_KEPT'], traits)
+
     def test_a_nodes_records_go_with_it_and_its_traits_survive_the_revision(
             self):
         # Given a node with a trait at the previous head
@@ -195,34 +227,23 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual(0, connection.execute(sa.text(
                 'SELECT COUNT(*) FROM ports')).scalar_one())
 
-    def test_the_revisions_are_one_line(self):
-        self.assertEqual(REVISIONS, migration.pending())
-        self.assertEqual(REVISIONS[-1], head_revision())
-
-    def test_existing_nodes_get_the_node_api_fields_and_no_op_interfaces(
-            self):
-        migration.upgrade(CREATE_TRAITS_AND_TEMPLATES)
+    def test_existing_template_steps_keep_their_drivers_timeout(self):
+        # Given a template step written before the column
+        migration.upgrade(CREATE_CONDUCTOR_HARDWARE_INTERFACES)
         engine = sqlalchemy_api.get_engine()
         with engine.begin() as connection:
             connection.execute(sa.text(
-                "INSERT INTO nodes (uuid, driver, provision_state, "
-                "maintenance) VALUES ('9b9c2e6e-0d2c-4d0e-9a53-"
-                "3c2f6a1f0e11', 'fake-hardware', 'available', 0)"))
+                "INSERT INTO deploy_templates (uuid, name) VALUES "
+                "('5d2f2a3e-6a57-4b8e-9d1e-0c2b7f6a9e10', 'CUSTOM_OLD')"))
             connection.execute(sa.text(
-                "INSERT INTO node_traits (node_id, trait) SELECT id, "
-                "'CUSTOM_KEPT' FROM nodes"))
-        migration.upgrade(ADD_NODE_API_FIELDS)
+                "INSERT INTO deploy_template_steps (deploy_template_id, "
+                "interface, step, args, priority) SELECT id, 'raid', "
+                "'apply_configuration', '{}', 10 FROM deploy_templates"))
+        # When the revision runs, the step has no timeout of its own
+        migration.upgrade(ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT)
         with engine.connect() as connection:
-            row = connection.execute(sa.text(
-                'SELECT console_interface, inspect_interface, '
-                'network_interface, rescue_interface, storage_interface, '
-                'protected, retired, console_enabled, conductor_group '
-                'FROM nodes')).one()
-            traits = connection.execute(sa.text(
-                'SELECT trait FROM node_traits')).scalars().all()
-        self.assertEqual(('no-console', 'no-inspect', 'noop', 'no-rescue',
-                          'noop', False, False, False, ''), tuple(row))
-        self.assertEqual(['CUSTOM_KEPT'], traits)
+            self.assertIsNone(connection.execute(sa.text(
+                'SELECT timeout FROM deploy_template_steps')).scalar_one())
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

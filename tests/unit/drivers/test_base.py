@@ -94,6 +94,38 @@ class DecoratorValidationTest(oslotest_base.BaseTestCase):
             'clean_step', decorator,
             'abortable must be a bool, got %r' % (abortable,))
 
+    @ddt.data(0, -5, '30', True, float('nan'), float('inf'), [30])
+    def test_a_bad_timeout_is_refused_when_the_class_is_defined(
+            self, timeout):
+        for name, decorator in decorators(priority=10, timeout=timeout):
+            self.assert_refused_at_definition(
+                name, decorator, 'timeout must be None or a positive number '
+                'of seconds', 'got %r' % (timeout,))
+
+    @ddt.data('no', 0, None)
+    def test_deploy_step_resumable_must_be_a_bool(self, resumable):
+        self.assert_refused_at_definition(
+            'deploy_step', base.deploy_step(priority=10, resumable=resumable),
+            'resumable must be a bool, got %r' % (resumable,))
+
+    def test_timeout_and_resumable_reach_the_step_dict_only_when_declared(
+            self):
+        class Steps(base.DeployInterface):
+            @base.deploy_step(priority=20, timeout=90, resumable=False)
+            def boot_ramdisk(self, task):
+                pass
+
+            @base.deploy_step(priority=10)
+            def plain(self, task):
+                pass
+
+        boot_ramdisk, plain = sorted(Steps().get_deploy_steps(None),
+                                     key=lambda step: -step['priority'])
+        self.assertEqual((90, False), (boot_ramdisk['timeout'],
+                                       boot_ramdisk['resumable']))
+        self.assertNotIn('timeout', plain)
+        self.assertNotIn('resumable', plain)
+
     def test_the_error_is_a_value_error_too(self):
         # Callers that only know Python's conventions can still catch it.
         self.assertRaises(ValueError, define_interface_with,

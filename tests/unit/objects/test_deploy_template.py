@@ -95,6 +95,13 @@ class DeployTemplateTest(base.TestCase):
         self.assertEqual(stored.obj_to_primitive(),
                          template.obj_to_primitive())
 
+    def test_a_step_timeout_is_kept_exactly_and_absent_when_unset(self):
+        slow_raid = dict(RAID, timeout=5400.1)
+        template = new_template(self.context, steps=[slow_raid, BIOS])
+        read = objects.DeployTemplate.get(self.context, template.uuid)
+        self.assertEqual([slow_raid, BIOS], read.steps)
+        self.assertNotIn('timeout', read.steps[1])
+
     def test_the_uuid_never_changes(self):
         template = new_template(self.context)
         template.uuid = MISSING_UUID

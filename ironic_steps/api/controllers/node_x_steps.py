@@ -1,0 +1,78 @@
+"""/v1/nodes/{node}/x-steps: what ironic-steps offers beyond Ironic.
+
+An extension namespace: Ironic has no ``x-steps`` path, so nothing here can
+change what an Ironic client sees at any microversion.  It needs no
+microversion (the answer does not change with the one asked for) and
+exists from release 0.6: while the services are pinned to an older one it
+is not routed at all, so its paths answer 404 as unknown paths do.
+
+* ``POST .../x-steps/preview`` with ``{"flow": "deploy", "deploy_steps":
+  [...]}`` (optional) or ``{"flow": "clean", "clean_steps": [...]}``:
+  the plan the flow would run, from the conductor's own planner, with
+  where each step came from, the steps left out and why, the errors the
+  flow would be refused with, and where a resume of a failed deploy would
+  start (the *preview* shape of :mod:`ironic_steps.conductor.preview`;
+  step arguments masked as the node's are).  200; nothing changes.
+* ``POST .../x-steps/resume`` (no body): resume the node's failed deploy
+  at its resume point, keeping what the steps before it did.  202 with
+  the node's states to poll, as a provision request; a plain ``active``
+  or ``rebuild`` still starts from the first step, as in Ironic.
+"""
+
+import flask
+
+from ironic_steps.api import body
+from ironic_steps.api import masking
+from ironic_steps.api import node_ident
+from ironic_steps.api import policy
+from ironic_steps.api import responses
+from ironic_steps.common import exception
+
+blueprint = flask.Blueprint('node_x_steps', __name__,
+                            url_prefix='/v1/nodes/<ident>/x-steps')
+
+#: The flows a preview knows -> the body key naming their steps.
+_STEPS_KEY = {'deploy': 'deploy_steps', 'clean': 'clean_steps'}
+
+
+def _masked(preview):
+    """The preview with every step argument's secrets masked."""
+    masked = dict(preview)
+    masked['steps'] = [masking.mask(step) for step in preview['steps']]
+    if preview.get('resume') and preview['resume'].get('steps'):
+        masked['resume'] = dict(preview['resume'], steps=[
+            masking.mask(step) for step in preview['resume']['steps']])
+    return masked
+
+
+@blueprint.post('/preview')
+def preview(ident):
+    context, version = flask.g.context, flask.g.version
+    policy.authorize('baremetal:node:get', context)
+    request_body = body.json_object(('flow',) + tuple(_STEPS_KEY.values()))
+    flow = request_body.get('flow', 'deploy')
+    if flow not in _STEPS_KEY:
+        raise exception.InvalidParameterValue(
+            err='Unknown flow %r to preview; valid flows: %s' % (
+                flow, ', '.join(_STEPS_KEY)))
+    others = sorted(key for name, key in _STEPS_KEY.items()
+                    if name != flow and key in request_body)
+    if others:
+        raise exception.InvalidParameterValue(
+            err='%s cannot be given with flow %r; it takes %s' % (
+                ', '.join(others), flow, _STEPS_KEY[flow]))
+    node_uuid = node_ident.get_uuid(context, ident, version)
+    answer = flask.g.rpcapi.preview_steps(
+        context, node_uuid, flow, request_body.get(_STEPS_KEY[flow]))
+    return responses.json_response(_masked(answer))
+
+
+@blueprint.post('/resume')
+def resume(ident):
+    context, version = flask.g.context, flask.g.version
+    policy.authorize('baremetal:node:set_provision_state', context)
+    body.json_object((), default={})
+    node_uuid = node_ident.get_uuid(context, ident, version)
+    flask.g.rpcapi.resume_node_deploy(context, node_uuid)
+    return responses.empty(202, headers={
+        'Location': responses.url('nodes', node_uuid, 'states')})

@@ -1,0 +1,144 @@
+"""What a flow would do on a node, without doing it (the x-steps preview).
+
+This module answers from the same planners the flows run
+(:func:`deployments.merge`, :func:`steps.manual_merge`) and the same checks
+(the state machine, the driver's validation, the resume point), under a
+shared task: it never locks, changes or saves the node.  Where a flow would
+refuse, the preview reports the refusal's reasons instead, one by one.
+
+The *preview* shape (the API's answer; step arguments are masked there)::
+
+    {'node': UUID, 'flow': 'deploy' | 'clean',
+     'steps': [{'interface', 'step', 'priority', 'argsinfo', 'args',
+                'timeout': seconds or None, 'resumable': bool,
+                'abortable': bool (clean only),
+                'source': 'driver' | 'template NAME' | 'user'}, ...],
+     'disabled': [{'interface', 'step', 'priority', 'argsinfo', 'source',
+                   'reason'}, ...],
+     'errors': [text, ...],          # empty: the flow would start
+     'resume': None or {             # deploy only, see resume_view
+         'available': bool, 'reason': text,
+         'failed_step': {'index', 'interface', 'step'},
+         'start_step': {'index', 'interface', 'step'},
+         'steps': [{'index', 'interface', 'step', 'priority', 'args',
+                    'action': 'kept' | 'runs'}, ...]}}
+"""
+
+from ironic_steps.common import exception
+from ironic_steps.common import state_machine
+from ironic_steps.common import states
+from ironic_steps.conductor import deployments
+from ironic_steps.conductor import step_runner
+from ironic_steps.conductor import steps
+from ironic_steps.drivers import base
+
+#: The flows a preview knows, and the body key naming their steps.
+FLOWS = {base.DEPLOY: 'deploy_steps', base.CLEAN: 'clean_steps'}
+
+
+def preview(task, flow, requested_steps=None):
+    """The preview of ``flow`` on ``task.node`` (see the module docstring).
+
+    :param requested_steps: the caller's ``deploy_steps`` (None: none) or
+        ``clean_steps`` (manual cleaning: required).
+    :raises InvalidParameterValue: for an unknown flow.
+    """
+    if flow not in FLOWS:
+        raise exception.InvalidParameterValue(
+            err='Unknown flow %r to preview; valid flows: %s' % (
+                flow, ', '.join(FLOWS)))
+    if flow == base.DEPLOY:
+        merged, errors = _deploy(task, requested_steps)
+        resume = resume_view(task.node)
+    else:
+        merged, errors = _manual_clean(task, requested_steps)
+        resume = None
+    return {'node': task.node.uuid, 'flow': flow,
+            'steps': [_planned(step, merged, flow) for step in merged.steps],
+            'disabled': [_disabled(step, origin, why)
+                         for step, origin, why in merged.disabled],
+            'errors': errors + merged.errors, 'resume': resume}
+
+
+def _refusal(check):
+    """The text of the refusal ``check()`` raises, or None."""
+    try:
+        check()
+    except exception.IronicStepsException as exc:
+        return str(exc)
+    return None
+
+
+def _deploy(task, deploy_steps):
+    node = task.node
+    event = (states.EVENT_REBUILD if node.provision_state in (
+        states.ACTIVE, states.ERROR) else states.EVENT_DEPLOY)
+    errors = [error for error in (
+        _refusal(lambda: state_machine.next_state(
+            node.provision_state, event, node=node.uuid)),
+        _refusal(lambda: deployments.validate(task))) if error]
+    if not deployments.uses_deploy_steps(task):
+        errors.append('Node %s deploys the legacy way (its deploy interface '
+                      'offers no deploy steps): no plan to show' % node.uuid)
+        return _nothing(base.DEPLOY), errors
+    try:
+        merged = deployments.merge(task, deploy_steps)
+    except exception.Invalid as exc:
+        # Not even a list of steps, or traits the node lacks: the deploy
+        # would be refused before planning, so there is no plan.
+        return _nothing(base.DEPLOY), errors + [str(exc)]
+    if not merged.steps and not merged.errors:
+        errors.append(str(exception.NoStepsFound(kind='deploy',
+                                                 node=node.uuid)))
+    return merged, errors
+
+
+def _manual_clean(task, clean_steps):
+    node = task.node
+    error = _refusal(lambda: state_machine.next_state(
+        node.provision_state, states.EVENT_CLEAN, node=node.uuid))
+    return steps.manual_merge(task, clean_steps), [error] if error else []
+
+
+def _nothing(kind):
+    return steps.Merge(kind=kind, steps=[], origins={}, disabled=[],
+                       problems=[])
+
+
+def _planned(step, merged, flow):
+    shown = step.public_dict()
+    shown.update(timeout=step.timeout, source=merged.origin(step))
+    if flow == base.DEPLOY:
+        shown['resumable'] = step.resumable
+    return shown
+
+
+def _disabled(step, origin, why):
+    return {'interface': step.interface, 'step': step.name,
+            'priority': step.priority, 'argsinfo': step.public_dict()[
+                'argsinfo'], 'source': origin, 'reason': why}
+
+
+def _position(plan, index):
+    return {'index': index, 'interface': plan[index].interface,
+            'step': plan[index].name}
+
+
+def resume_view(node):
+    """Where a resume of ``node``'s failed deploy would start, and which
+    steps it keeps; None when the node has no failed deploy."""
+    if node.provision_state != states.DEPLOYFAIL:
+        return None
+    try:
+        point = deployments.resume_point(node)
+    except exception.NothingToResume as exc:
+        return {'available': False, 'reason': str(exc)}
+    plan = step_runner.load_plan(node, step_runner.DEPLOY)
+    return {'available': True, 'reason': point.reason,
+            'failed_step': _position(plan, point.failed),
+            'start_step': _position(plan, point.start),
+            'steps': [{'index': index, 'interface': step.interface,
+                       'step': step.name, 'priority': step.priority,
+                       'args': dict(step.args),
+                       'action': 'kept' if index < point.start else 'runs'}
+                      for index, step in enumerate(plan)]}

@@ -236,6 +236,7 @@ class ResourceAlreadyExists(Conflict):
 class VifAlreadyAttached(Conflict):
     _msg_fmt = 'VIF %(vif)s is already attached to %(where)s.'
 
+
 class AllocationDuplicateName(Conflict):
     _msg_fmt = 'An allocation with name %(name)s already exists.'
 

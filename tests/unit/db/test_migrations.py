@@ -166,7 +166,6 @@ class MigrationWalkTest(base.TestCase):
                 'SELECT COUNT(*) FROM conductor_hardware_interfaces')
             ).scalar_one())
 
-
     def test_the_revisions_are_one_line(self):
         self.assertEqual(REVISIONS, migration.pending())
         self.assertEqual(REVISIONS[-1], head_revision())

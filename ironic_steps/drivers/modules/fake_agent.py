@@ -23,6 +23,7 @@ import time
 import futurist
 from oslo_db import exception as db_exc
 from oslo_log import log
+import oslo_messaging as messaging
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -187,6 +188,11 @@ class FakeAgent:
             pass   # taken meanwhile, or no conductor free: try again
         except db_exc.DBConnectionError:
             pass   # the database is out (said once by its conductor)
+        except messaging.MessagingTimeout:
+            # Lost with a broker that went away, or a conductor that died
+            # holding it: a real agent just heartbeats again.
+            LOG.info('Fake agent: no conductor answered the heartbeat of '
+                     'node %s in time; trying again', node_uuid)
         except exception.NodeNotFound:
             LOG.info('Fake agent: node %s is gone, no heartbeat', node_uuid)
             return self._done(job)

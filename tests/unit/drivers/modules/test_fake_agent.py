@@ -1,6 +1,10 @@
 """The fake agent heartbeats a parked node, and only once."""
 
+import logging
 import threading
+
+import fixtures
+import oslo_messaging as messaging
 
 from ironic_steps.common import exception
 from ironic_steps.drivers.modules import fake_agent
@@ -9,9 +13,11 @@ from tests import base
 
 class FakeAgentTest(base.TestCase):
 
-    def run_agent(self, stages, refusals=0, delay=0):
-        """Expect one heartbeat; the first ``refusals`` sends are turned
-        away as NodeLocked.  Returns (heartbeats sent, stages read)."""
+    def run_agent(self, stages, refusals=0, delay=0,
+                  refusal=lambda node_uuid: exception.NodeLocked(
+                      node=node_uuid, host='other')):
+        """Expect one heartbeat; the first ``refusals`` sends fail with
+        ``refusal(node_uuid)``.  Returns (heartbeats sent, stages read)."""
         self.config(agent_delay=delay, group='fake')
         sent, read, done = [], [], threading.Event()
         remaining = list(stages)
@@ -26,7 +32,7 @@ class FakeAgentTest(base.TestCase):
         def send(node_uuid):
             sent.append(node_uuid)
             if len(sent) <= refusals:
-                raise exception.NodeLocked(node=node_uuid, host='other')
+                raise refusal(node_uuid)
             done.set()
 
         agent = fake_agent.FakeAgent(send=send, stage=stage)
@@ -45,6 +51,18 @@ class FakeAgentTest(base.TestCase):
             refusals=1)
         self.assertEqual(['node-1', 'node-1'], sent)
         self.assertEqual(3, len(read))
+
+    def test_a_heartbeat_nobody_answered_in_time_is_sent_again(self):
+        # (Lost with a broker that went away: a real agent tries again,
+        # and that is no error with a traceback.)
+        log = self.useFixture(fixtures.FakeLogger(
+            name='ironic_steps.drivers.modules.fake_agent', level=logging.INFO))
+        sent, _ = self.run_agent(
+            [fake_agent.PARKED], refusals=1,
+            refusal=lambda node_uuid: messaging.MessagingTimeout('lost'))
+        self.assertEqual(['node-1', 'node-1'], sent)
+        self.assertIn('no conductor answered the heartbeat', log.output)
+        self.assertNotIn('Traceback', log.output)
 
     def test_after_a_delay_a_flow_that_moved_on_gets_no_heartbeat(self):
         sent, read = self.run_agent(

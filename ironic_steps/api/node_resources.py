@@ -399,7 +399,7 @@ CONNECTOR_VIEW = view.View(
     'volume/connectors', ('uuid', 'type', 'connector_id', 'node_uuid',
                           'extra') + _TIMES,
     min_version=VOLUME_VERSION, list_fields=('uuid', 'type', 'connector_id'),
-    empty={'extra': dict}, times=_TIMES)
+    empty={'extra': dict}, times=_TIMES, detail_query_since=VOLUME_VERSION)
 
 CONNECTOR_SCHEMA = schema.Schema(
     CONNECTOR_VIEW,
@@ -430,7 +430,7 @@ TARGET_VIEW = view.View(
     min_version=VOLUME_VERSION,
     list_fields=('uuid', 'volume_type', 'boot_index', 'volume_id'),
     empty={'extra': dict, 'properties': dict}, times=_TIMES,
-    masked=('properties',))
+    masked=('properties',), detail_query_since=VOLUME_VERSION)
 
 TARGET_SCHEMA = schema.Schema(
     TARGET_VIEW,

@@ -91,13 +91,18 @@ class View:
     :param key: the field that names an item in its URL (for a resource
         under another, e.g. a node's BIOS settings, the bodies are given
         the owner's path: see :meth:`body`).
+    :param detail_query_since: the version from which a list takes
+        ``?detail`` (1.43, or the resource's own first version where it
+        took it from the start, as the volume records do).
     """
 
     def __init__(self, resource, fields, since=None, min_version=None,
                  list_fields=(), empty=None, times=(), masked=(),
                  unknown_while_pinned=None, computed=(), before=None,
-                 links=None, key='uuid'):
+                 links=None, key='uuid',
+                 detail_query_since=DETAIL_QUERY_VERSION):
         self.resource = resource
+        self.detail_query_since = detail_query_since
         self.fields = tuple(fields)
         self.min_version = min_version or v.MIN_VERSION
         self._since = dict(since or {})
@@ -184,7 +189,8 @@ class View:
 
         :raises InvalidParameterValue: for ``?detail`` on a ``/detail``
             path, or ``?fields`` with a detailed list.
-        :raises FeatureNotInVersion: for ``?detail`` before 1.43.
+        :raises FeatureNotInVersion: for ``?detail`` before
+            ``detail_query_since``.
         """
         fields = self.parse_fields(args.get('fields'), version)
         detail = query.boolean(args, 'detail')
@@ -193,10 +199,10 @@ class View:
                 raise exception.InvalidParameterValue(
                     err='/v1/%s/detail is always detailed; drop ?detail'
                     % self.resource)
-            if version < DETAIL_QUERY_VERSION:
+            if version < self.detail_query_since:
                 raise errors.FeatureNotInVersion(
                     feature='?detail',
-                    needed=v.to_string(DETAIL_QUERY_VERSION),
+                    needed=v.to_string(self.detail_query_since),
                     version=v.to_string(version))
         else:
             detail = detail_path

@@ -524,9 +524,13 @@ class InspectInterface(BaseInterface):
 
 
 class NetworkInterface(BaseInterface):
-    """Switch ports and VIFs (not run by ironic-steps: only ``noop``)."""
+    """Switch ports and VIFs (nothing to configure in ironic-steps)."""
 
     interface_type = 'network'
+    #: Whether a VIF attached to the node is recorded on a free port or
+    #: portgroup (and listed, and refused without one); if not, attaching
+    #: and detaching are accepted and change nothing, as Ironic's ``noop``.
+    records_vifs = False
 
 
 class RescueInterface(BaseInterface):

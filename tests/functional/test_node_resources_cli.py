@@ -39,7 +39,7 @@ class NodeResourcesCLITest(test_openstack_client.CLITestCase):
     def test_ports_and_port_groups_and_a_vif_on_them(self):
         client = self.client
         node = client.json('node', 'create', '--driver', 'fake-hardware',
-                           '--name', 'n1')
+                           '--name', 'n1', '--network-interface', 'flat')
         group = client.json('port', 'group', 'create', '--node',
                             node['uuid'], '--name', 'bond0', '--address',
                             BOND_MAC, '--mode', '802.3ad')

@@ -31,6 +31,7 @@ from ironic_steps.api.controllers import nodes
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
 
 blueprint = flask.Blueprint('node_resources', __name__, url_prefix='/v1')
@@ -100,16 +101,22 @@ def _where(record):
 
 
 def _vif_request(ident, action):
-    """The node of a VIF request, after the gates every one passes."""
+    """The node of a VIF request, after the gates every one passes, and
+    whether its network interface records VIFs."""
     _check_release(VIFS_VERSION)
     policy.authorize('baremetal:node:vif:%s' % action, flask.g.context)
     query.check_known(flask.request.args, ())
-    return node_ident.get_row(flask.g.context, ident, flask.g.version)
+    node = node_ident.get_row(flask.g.context, ident, flask.g.version)
+    network = driver_factory.interface_for('network', node.driver,
+                                           node.network_interface)
+    return node, network.records_vifs
 
 
 @blueprint.get('/nodes/<ident>/vifs')
 def list_vifs(ident):
-    node = _vif_request(ident, 'list')
+    node, recorded = _vif_request(ident, 'list')
+    if not recorded:
+        return responses.json_response({'vifs': []})
     vifs = [{'id': node_resources.attached_vif(record)}
             for record in _records(flask.g.context, node.uuid)
             if node_resources.attached_vif(record) is not None]
@@ -150,7 +157,7 @@ def _change_vifs(node, vif_id, choose):
 
 @blueprint.post('/nodes/<ident>/vifs')
 def attach_vif(ident):
-    node = _vif_request(ident, 'attach')
+    node, recorded = _vif_request(ident, 'attach')
     vif = body.json_body()
     if not isinstance(vif, dict) or not isinstance(vif.get('id'), str) \
             or not vif['id']:
@@ -158,6 +165,8 @@ def attach_vif(ident):
             err='Attaching a VIF takes {"id": "<VIF ID>"} and, optionally, '
                 '"port_uuid" or "portgroup_uuid"')
     vif_id = vif['id']
+    if not recorded:
+        return responses.empty(204)
     wanted = vif.get('port_uuid') or vif.get('portgroup_uuid')
 
     def choose(records):
@@ -182,7 +191,9 @@ def attach_vif(ident):
 
 @blueprint.delete('/nodes/<ident>/vifs/<vif_id>')
 def detach_vif(ident, vif_id):
-    node = _vif_request(ident, 'detach')
+    node, recorded = _vif_request(ident, 'detach')
+    if not recorded:
+        return responses.empty(204)
 
     def choose(records):
         for record in records:

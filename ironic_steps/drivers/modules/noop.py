@@ -38,14 +38,15 @@ class NoRescue(_Unsupported, base.RescueInterface):
 
 class NoopNetwork(base.NetworkInterface):
     """No switch ports to configure: the node's network is set up out of
-    band."""
+    band, and VIFs are accepted and forgotten (as Ironic's ``noop``)."""
 
 
 class FlatNetwork(base.NetworkInterface):
-    """One flat network shared by every node: nothing to configure
-    either.  As with ``noop``, a VIF attached to the node is only recorded
-    on a free port or portgroup (the API's business, see
-    ``api/controllers/node_resources.py``)."""
+    """One flat network shared by every node: nothing to configure, but a
+    VIF attached to the node is recorded on a free port or portgroup (the
+    API's business, see ``api/controllers/node_resources.py``)."""
+
+    records_vifs = True
 
 
 class NoopStorage(base.StorageInterface):

@@ -211,6 +211,11 @@ class TemporaryFailure(IronicStepsException):
     code = http.HTTPStatus.SERVICE_UNAVAILABLE
 
 
+class LockServiceUnavailable(TemporaryFailure):
+    _msg_fmt = ('The lock service of node locks is unreachable (%(reason)s); '
+                'please retry.')
+
+
 class NoConductorOnline(TemporaryFailure):
     _msg_fmt = ('No conductor is online to handle the request; start '
                 'ironic-steps-conductor or check its heartbeat.')

@@ -24,6 +24,7 @@ from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import locks
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
@@ -86,6 +87,7 @@ class ConductorManager:
     def start(self, admin_context):
         """Start the workers, recover from an unclean stop, say we live."""
         self._stopping = False
+        locks.backend()   # a wrong lock backend fails the start
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
         self._recover(admin_context)
         registry.register(self.host)
@@ -151,6 +153,7 @@ class ConductorManager:
             self._workers.shutdown(wait=True)
         if self._workers is not None:
             registry.unregister(self.host)
+            locks.stop()
 
     def _check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time."""
@@ -179,7 +182,8 @@ class ConductorManager:
                 step_runner.fail(task, waiting.flow, (
                     'Timeout reached while waiting for the agent of node %s'
                     '%s after %s seconds' % (
-                        node.uuid, _step_suffix(node) if step else '',
+                        node.uuid,
+                        task_manager.step_suffix(node) if step else '',
                         waiting.timeout)))
         except (exception.NodeLocked, exception.NodeNotFound):
             pass   # busy or gone: not ours to fail now
@@ -192,7 +196,7 @@ class ConductorManager:
         flow that was running is gone, so fail it where it stood.
         """
         dead_host = dead_host or self.host
-        for uuid in self._dbapi.release_all_reservations(dead_host):
+        for uuid in locks.backend().free_all(dead_host):
             self._stop_abandoned(context, uuid, 'Conductor %s %s' % (
                 dead_host, why))
 
@@ -209,7 +213,7 @@ class ConductorManager:
             return
         with task_manager.HELD.abandoned(self.host, rows) as abandoned:
             freed = [(row.uuid, why) for row, why in abandoned
-                     if self._dbapi.release_node(self.host, row.id)]
+                     if locks.backend().free(self.host, row)]
         for uuid, why in freed:
             LOG.warning('Node %s was locked by %s for no running work (%s); '
                         'freed', uuid, self.host, why or 'cause unknown')
@@ -228,7 +232,8 @@ class ConductorManager:
                     return
                 task.node.last_error = (
                     '%s while the node was %s%s; the operation was '
-                    'stopped' % (cause, state, _step_suffix(task.node)))
+                    'stopped' % (cause, state,
+                                 task_manager.step_suffix(task.node)))
                 task.process_event(states.EVENT_FAIL)
                 task.node.save()
                 LOG.warning('Node %s: %s', uuid, task.node.last_error)
@@ -603,10 +608,3 @@ def _through_outages(periodic_task):
         except db_exc.DBConnectionError as exc:
             outage.DATABASE.failed(exc)
     return run
-
-
-def _step_suffix(node):
-    step = node.deploy_step or node.clean_step
-    if not step:
-        return ''
-    return ' (step %s.%s)' % (step.get('interface'), step.get('step'))

@@ -37,6 +37,8 @@ from oslo_utils import uuidutils
 from ironic_steps.common import exception
 from ironic_steps.common import outage
 from ironic_steps.common import state_machine
+from ironic_steps.common import states
+from ironic_steps.conductor import locks
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
@@ -110,14 +112,24 @@ class HeldLocks:
 HELD = HeldLocks()
 
 
+def step_suffix(node):
+    """' (step INTERFACE.STEP)' for a node amid a step, else ''."""
+    step = node.deploy_step or node.clean_step
+    if not step:
+        return ''
+    return ' (step %s.%s)' % (step.get('interface'), step.get('step'))
+
+
 def _reserve(context, host, node_id, retry):
+    """(the node, locked for ``host``; the stale holder it was taken from
+    or None)."""
     attempts = CONF.conductor.node_locked_retry_attempts if retry else 1
     for attempt in range(1, attempts + 1):
         try:
             with HELD.taking(host, node_id):
-                node = objects.Node.reserve(context, host, node_id)
+                node, stale = locks.backend().take(context, host, node_id)
                 HELD.taken(host, node)
-                return node
+                return node, stale
         except exception.NodeLocked:
             if attempt == attempts:
                 raise
@@ -134,16 +146,34 @@ class TaskManager:
         self.shared = shared
         self._handed_over = None
         self._after_release = []
+        stale = None
         if shared:
             self.node = objects.Node.get(context, node_id)
         else:
-            self.node = _reserve(context, self.host, self._node_key(node_id),
-                                 retry)
+            self.node, stale = _reserve(context, self.host,
+                                        self._node_key(node_id), retry)
         try:
             self.driver = driver_factory.build_driver_for_task(self.node)
+            if stale is not None:
+                self._stop_work_of(stale)
         except Exception:
             with excutils.save_and_reraise_exception():
                 self.release_resources()
+
+    def _stop_work_of(self, stale):
+        """The lock was taken from ``stale``, whose lease in the lock
+        service ran out: the flow it was running is gone (or will be
+        fenced at its next write); fail it where it stood."""
+        state = self.node.provision_state
+        if state not in states.WORKING_STATES:
+            return
+        self.node.last_error = (
+            'Conductor %s lost its lock on the node (its lease in the lock '
+            'service ran out) while the node was %s%s; the operation was '
+            'stopped' % (stale, state, step_suffix(self.node)))
+        self.process_event(states.EVENT_FAIL)
+        self.node.save()
+        LOG.warning('Node %s: %s', self.node.uuid, self.node.last_error)
 
     @staticmethod
     def _node_key(node_id):
@@ -225,8 +255,7 @@ class TaskManager:
             LOG.warning('%s of node %s stopped: %s', self.purpose,
                         self.node.uuid, exc)
             if not self.shared:
-                self.shared = True
-                HELD.dropped(self.host, self.node)
+                self._lock_gone()
         except db_exc.DBConnectionError as exc:
             # Not a bug, and the same for every node at work: no traceback.
             # The flow stopped where its record cannot show it: keep the
@@ -277,8 +306,7 @@ class TaskManager:
             yield
         except exception.NodeLockLost:
             # Taken over: there is no lock of ours left to drop.
-            self.shared = True
-            HELD.dropped(self.host, self.node)
+            self._lock_gone()
             raise
         except db_exc.DBError as exc:
             self.shared = True
@@ -287,8 +315,14 @@ class TaskManager:
                       'it will be freed once the database answers',
                       self.node.uuid, self.host, self.purpose, exc)
             raise
+        self._lock_gone()
+
+    def _lock_gone(self):
+        """The column no longer shows this task's lock: nor does anything
+        else."""
         self.shared = True
         HELD.dropped(self.host, self.node)
+        locks.backend().dropped(self.host, self.node)
 
     def destroy_node(self):
         """Delete the node; its lock goes with its row, nothing to release."""

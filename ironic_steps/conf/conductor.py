@@ -102,6 +102,31 @@ opts = [
                default=8, min=1,
                help='Most power state reads of one check running at '
                     'once (each may wait on a BMC).'),
+    cfg.StrOpt('lock_backend',
+               default='database', choices=[
+                   ('database', 'the node lock is the node\'s reservation '
+                                'column alone; a dead holder\'s locks are '
+                                'freed by the conductors\' heartbeats'),
+                   ('tooz', 'an exclusive lock in the lock service at '
+                            'lock_backend_url, with a lease that dies with '
+                            'its holder, then the reservation column')],
+               help='Where node locks are taken (new in 0.6). Every '
+                    'conductor must use the same backend (the API takes '
+                    'no locks). See README.md, "Node lock backends".'),
+    cfg.StrOpt('lock_backend_url',
+               secret=True,
+               help='The tooz URL of the lock service when lock_backend is '
+                    'tooz: redis://HOST:PORT or etcd3+http://HOST:PORT '
+                    '(Python packages redis or etcd3gw: '
+                    'pip install ironic-steps[redis] or [etcd]).'),
+    cfg.IntOpt('lock_backend_timeout',
+               default=10, min=2,
+               help='With lock_backend tooz: seconds a node lock outlives '
+                    'a holder that stopped renewing it (died, or lost the '
+                    'lock service); holders renew every half of it. A '
+                    'dead conductor\'s nodes can be locked again after at '
+                    'most this long. Keep it well under heartbeat_timeout. '
+                    'Ignored when lock_backend_url sets lock_timeout.'),
 ]
 
 

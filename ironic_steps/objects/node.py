@@ -211,13 +211,15 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # --- locking --------------------------------------------------------
 
     @classmethod
-    def reserve(cls, context, tag, node_id):
+    def reserve(cls, context, tag, node_id, replacing=None):
         """Lock the node for ``tag`` and return it, fresh from the DB.
 
+        :param replacing: a holder known to have lost its lock: its
+            reservation is overwritten.
         :raises NodeLocked: if another holder has it.
         """
-        return cls._from_db_object(context, cls.dbapi.reserve_node(tag,
-                                                                   node_id))
+        return cls._from_db_object(context, cls.dbapi.reserve_node(
+            tag, node_id, replacing=replacing))
 
     @classmethod
     def release(cls, context, tag, node_id):

@@ -207,6 +207,16 @@ _TAKE_LOCK = {key: sa.update(_NODES).where(
     for key in ('id', 'uuid')}
 _TAKE_LOCK_RETURNING = {key: statement.returning(*_NODES.c)
                         for key, statement in _TAKE_LOCK.items()}
+# A lock whose holder lost it elsewhere (ironic_steps.conductor.locks):
+# taken whether the column is free or still names that holder.
+_TAKE_STALE_LOCK = {key: sa.update(_NODES).where(
+    _NODES.c[key] == sa.bindparam('ident'),
+    sa.or_(_NODES.c.reservation.is_(None),
+           _NODES.c.reservation == sa.bindparam('stale'))
+).values(reservation=sa.bindparam('holder'), **_KEEP_UPDATED_AT)
+    for key in ('id', 'uuid')}
+_TAKE_STALE_LOCK_RETURNING = {key: statement.returning(*_NODES.c)
+                              for key, statement in _TAKE_STALE_LOCK.items()}
 _DROP_LOCK = sa.update(_NODES).where(
     _NODES.c.id == sa.bindparam('node_id'),
     _NODES.c.reservation == sa.bindparam('holder')
@@ -426,10 +436,12 @@ class _NodeQueries:
         if result.rowcount != 1:
             raise exception.NodeNotFound(node=node_id)
 
-    def reserve_node(self, tag, node_id):
+    def reserve_node(self, tag, node_id, replacing=None):
         """Take a node's exclusive lock for ``tag`` and return the node.
 
         :param node_id: the node's database id (int) or UUID.
+        :param replacing: a holder whose lock is known to be stale (the
+            lock service says it no longer holds the node): overwrite it.
 
         The lock is the conditional UPDATE itself: of two racing callers,
         the database lets exactly one change ``reservation`` from NULL.
@@ -445,14 +457,17 @@ class _NodeQueries:
         """
         key = _key_column(node_id)
         params = {'ident': node_id, 'holder': tag}
+        take, take_returning = _TAKE_LOCK, _TAKE_LOCK_RETURNING
+        if replacing is not None:
+            params['stale'] = replacing
+            take, take_returning = _TAKE_STALE_LOCK, _TAKE_STALE_LOCK_RETURNING
         with _write_one() as connection:
             if connection.dialect.update_returning:
-                node = connection.execute(_TAKE_LOCK_RETURNING[key],
+                node = connection.execute(take_returning[key],
                                           params).one_or_none()
                 taken = node is not None
             else:
-                taken = connection.execute(_TAKE_LOCK[key],
-                                           params).rowcount == 1
+                taken = connection.execute(take[key], params).rowcount == 1
                 node = connection.execute(
                     _NODE_BY[key], {'ident': node_id}).one_or_none()
         if node is None:

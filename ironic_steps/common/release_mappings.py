@@ -60,6 +60,15 @@ RELEASE_MAPPING = collections.OrderedDict([
         'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0']},
     }),
+    # Beyond Ironic: step progress in driver_internal_info, the step
+    # history of each node (NodeStepHistory, /x-steps/history).
+    ('0.6', {
+        'api': '1.69',
+        'rpc': '1.2',
+        'objects': {'Node': ['1.2'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
+                    'NodeStepHistory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -28,6 +28,7 @@ from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
 from ironic_steps.conductor import registry
+from ironic_steps.conductor import step_history
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -180,7 +181,7 @@ class ConductorManager:
                     'Timeout reached while waiting for the agent of node %s'
                     '%s after %s seconds' % (
                         node.uuid, _step_suffix(node) if step else '',
-                        waiting.timeout)))
+                        waiting.timeout)), outcome=step_history.TIMEOUT)
         except (exception.NodeLocked, exception.NodeNotFound):
             pass   # busy or gone: not ours to fail now
 

@@ -102,6 +102,17 @@ opts = [
                default=8, min=1,
                help='Most power state reads of one check running at '
                     'once (each may wait on a BMC).'),
+    cfg.IntOpt('step_history_max_entries',
+               default=100, min=1,
+               help='Step runs kept in the step history of each node '
+                    '(GET /v1/nodes/{node}/x-steps/history), across its '
+                    'deploys and cleanings; the oldest are dropped.'),
+    cfg.FloatOpt('step_progress_interval',
+                 default=5.0, min=0,
+                 help='Least seconds between two saves of the progress a '
+                      'running step reports (drivers.base.report_progress); '
+                      'progress reported in between is saved with the '
+                      'next save of the node. 0 saves every report.'),
 ]
 
 

@@ -6,6 +6,7 @@ def register_all():
     __import__('ironic_steps.objects.conductor')
     __import__('ironic_steps.objects.deploy_template')
     __import__('ironic_steps.objects.bios_setting')
+    __import__('ironic_steps.objects.step_history')
 
 
 register_all()
@@ -14,5 +15,7 @@ from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
+from ironic_steps.objects.step_history import NodeStepHistory  # noqa: E402,E501
 
-__all__ = ['BIOSSetting', 'Conductor', 'DeployTemplate', 'Node']
+__all__ = ['BIOSSetting', 'Conductor', 'DeployTemplate', 'Node',
+           'NodeStepHistory']

@@ -29,6 +29,7 @@ from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_traits
 from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
+from ironic_steps.db.sqlalchemy import step_history
 
 _LOCAL = threading.local()
 _FACADE_LOCK = threading.Lock()
@@ -466,7 +467,8 @@ class _NodeQueries:
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries,
-                 conductors.ConductorQueries):
+                 conductors.ConductorQueries,
+                 step_history.StepHistoryQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

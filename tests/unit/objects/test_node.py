@@ -25,6 +25,7 @@ EXPECTED_FINGERPRINTS = {
     'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
     'Node': '1.2-e7fcd22c2f07fe172d0024c2ce06f8e0',
+    'NodeStepHistory': '1.0-c11b22988e6f745d44618893dc1e067c',
 }
 
 # Fixed, not generated: ddt puts it in the test id, which must not change

@@ -28,6 +28,7 @@ from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
+from ironic_steps.api.controllers import step_history
 from ironic_steps.api import errors
 from ironic_steps.api import query
 from ironic_steps.api import versions
@@ -39,7 +40,7 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
                drivers.blueprint, conductors.blueprint,
-               deploy_templates.blueprint)
+               deploy_templates.blueprint, step_history.blueprint)
 
 
 def _prepare_request():

@@ -74,6 +74,9 @@ _RULES = [
           'List and show the BIOS settings cached for a node.',
           ('GET', '/nodes/{node_ident}/bios'),
           ('GET', '/nodes/{node_ident}/bios/{setting_name}')),
+    _rule('baremetal:node:x-steps:history:get', _READ,
+          'Read the step history of a node (an ironic-steps extension).',
+          ('GET', '/nodes/{node_ident}/x-steps/history')),
     _rule('baremetal:node:ipa_heartbeat', '@',
           'An agent reports in; open to all, agents have no credentials '
           '(they prove themselves with their agent token).',

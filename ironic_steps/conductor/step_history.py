@@ -51,7 +51,8 @@ LOG = log.getLogger(__name__)
 RELEASE = '0.6'
 
 _unpruned_lock = threading.Lock()
-#: node id -> entries written since its history was last trimmed.
+#: node UUID -> entries this conductor wrote since it last trimmed the
+#: node's history (lost on restart: the trim then just comes later).
 _unpruned = {}
 
 
@@ -142,9 +143,9 @@ def end_step(task, flow, outcome, error=None):
 def _trim_now_and_then(context, node):
     bound = CONF.conductor.step_history_max_entries
     with _unpruned_lock:
-        written = _unpruned.get(node.id, 0) + 1
+        written = _unpruned.get(node.uuid, 0) + 1
         due = written >= bound
-        _unpruned[node.id] = 0 if due else written
+        _unpruned[node.uuid] = 0 if due else written
     if due:
         dropped = objects.NodeStepHistory.trim(context, node.id)
         LOG.debug('Dropped %d old step history entries of node %s',

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from ironic_steps.common import states
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers import base
+from tests import base as tests_base
 from tests import plugins
 from tests.unit.api import base as api_base
 
@@ -389,3 +390,35 @@ class PinnedTest(_HistoryTestBase):
         self.assertEqual(0, self.stored_history_rows(node))
         response = self.get('/v1/nodes/%s/x-steps/history' % node.uuid)
         self.assertError(response, 404, 'could not be found')
+
+
+class CostTest(_HistoryTestBase):
+    """Progress costs no statement; each ended step one INSERT."""
+
+    def deploy_counting(self, pinned):
+        if pinned:
+            self.config(pin_release_version='0.5')
+        self.use_hardware(WatchedDeploy())
+        node = self.make_available(driver='test-hw')
+        recorded = self.useFixture(tests_base.SQLStatements())
+        self.deploy(node)
+        self.wait_for_state(node, states.ACTIVE)
+        history = [s for s in recorded.statements
+                   if 'node_step_history' in s]
+        return recorded.node_writes(), history
+
+    def test_a_deploy_adds_one_insert_per_step_and_no_node_write(self):
+        node_writes_pinned, history_pinned = self.deploy_counting(True)
+        self.assertEqual([], history_pinned)
+        self.config(pin_release_version=None)
+        node_writes, history = self.deploy_counting(False)
+        # The same node writes with progress as without it
+        self.assertEqual(len(node_writes_pinned), len(node_writes))
+        # and one INSERT per step (three), nothing else
+        self.assertEqual(['INSERT'] * 3, [s.split()[0] for s in history])
+
+    def test_the_bound_costs_one_delete_per_bound_of_entries(self):
+        self.config(step_history_max_entries=3, group='conductor')
+        _node_writes, history = self.deploy_counting(False)
+        self.assertEqual(['INSERT', 'INSERT', 'INSERT', 'DELETE'],
+                         [s.split()[0] for s in history])

@@ -18,6 +18,7 @@ from tests.unit.db import test_migrations
 from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
+from tests.unit.objects import test_step_history
 
 
 class MigrationsOnMariaDBTest(test_migrations.MigratedSchemaTest):
@@ -121,5 +122,12 @@ class DeployTemplatesOnMariaDBTest(test_deploy_template.DeployTemplateTest):
 class BIOSSettingsOnMariaDBTest(test_bios_setting.BIOSSettingTest):
     """The BIOS settings cache on MariaDB: names found exactly, case
     included."""
+
+    database = base.MariaDBDatabase
+
+
+class StepHistoryOnMariaDBTest(test_step_history.StepHistoryTest):
+    """Step history on MariaDB: the bound read and trimmed through a derived
+    table, cascades with the node."""
 
     database = base.MariaDBDatabase

@@ -8,6 +8,7 @@ from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_conductor
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
+from tests.unit.objects import test_step_history
 
 
 class MigrationsOnPostgreSQLTest(test_migrations.MigratedSchemaTest):
@@ -66,5 +67,12 @@ class BIOSSettingsOnPostgreSQLTest(test_bios_setting.BIOSSettingTest):
 class ConductorsOnPostgreSQLTest(test_conductor.ConductorTest):
     """Conductors and the hardware they registered: replaced in one
     transaction, read live or by page, on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class StepHistoryOnPostgreSQLTest(test_step_history.StepHistoryTest):
+    """Step history on PostgreSQL: the bound read and trimmed through a derived
+    table, cascades with the node."""
 
     database = base.PostgreSQLDatabase

@@ -18,6 +18,7 @@ import datetime
 import flask
 from oslo_utils import uuidutils
 
+from ironic_steps.api import masking
 from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import query
@@ -67,6 +68,9 @@ def body(entry, node_uuid):
     shown = {field: getattr(entry, field) for field in _FIELDS}
     shown['started_at'] = _time(entry.started_at)
     shown['finished_at'] = _time(entry.finished_at)
+    # Stored masked already; masked again in case a secret's key is one
+    # the rule learns to recognise after the entry was written.
+    shown['args'] = masking.mask(entry.args or {})
     shown['node_uuid'] = node_uuid
     return shown
 

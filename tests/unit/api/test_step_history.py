@@ -43,11 +43,12 @@ class Gates:
 
 
 class WatchedDeploy(base.DeployInterface):
-    """Three deploy steps, each stopping at its gate; the second reports
-    its own progress first."""
+    """Three deploy steps, each stopping at its gate (if given); the
+    second reports its own progress first (if ``reports``)."""
 
-    def __init__(self, gates=None):
+    def __init__(self, gates=None, reports=True):
         self.gates = gates
+        self.reports = reports
 
     def _gate(self, name):
         if self.gates is not None:
@@ -59,7 +60,8 @@ class WatchedDeploy(base.DeployInterface):
 
     @base.deploy_step(priority=80)
     def write_image(self, task):
-        base.report_progress(task, 40, 'writing image: 4 of 10 GiB')
+        if self.reports:
+            base.report_progress(task, 40, 'writing image: 4 of 10 GiB')
         self._gate('write_image')
 
     @base.deploy_step(priority=70, argsinfo={
@@ -67,22 +69,6 @@ class WatchedDeploy(base.DeployInterface):
         'hostname': {'description': 'the host name to set'}})
     def configure(self, task, admin_password=None, hostname=None):
         self._gate('configure')
-
-
-class QuietDeploy(base.DeployInterface):
-    """Three steps that report no progress of their own."""
-
-    @base.deploy_step(priority=90)
-    def partition(self, task):
-        pass
-
-    @base.deploy_step(priority=80)
-    def write_image(self, task):
-        pass
-
-    @base.deploy_step(priority=70)
-    def configure(self, task):
-        pass
 
 
 class FailingDeploy(base.DeployInterface):
@@ -415,7 +401,7 @@ class CostTest(_HistoryTestBase):
     def deploy_counting(self, pinned):
         if pinned:
             self.config(pin_release_version='0.5')
-        self.use_hardware(QuietDeploy())
+        self.use_hardware(WatchedDeploy(reports=False))
         node = self.make_available(driver='test-hw')
         recorded = self.useFixture(tests_base.SQLStatements())
         self.deploy(node)

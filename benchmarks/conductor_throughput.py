@@ -9,6 +9,10 @@ What it measures, for each node count N:
 * SQL statements and writes per node and per step during the deploy phase:
   the design says one write per transition and nothing per step that grows
   with the number of nodes, so these must stay flat as N grows;
+* the step history's share of those statements (its INSERTs and the
+  DELETEs that keep its bound): at most one per step transition, which
+  ``--history on,off`` shows against a run without history (as pinned
+  to release 0.5, from before it);
 * deploys that failed (the run goes on; one error is shown);
 * peak memory: ``ru_maxrss`` of the process (each run gets a fresh process)
   and, with ``--tracemalloc``, the peak of Python allocations while
@@ -26,7 +30,8 @@ fake agent (``[fake] agent_delay = 0``).  It is registered by replacing
 Usage::
 
     .venv/bin/python benchmarks/conductor_throughput.py \\
-        --nodes 100,1000,5000 --steps 10 --workers 100 --variants sync,async
+        --nodes 100,1000,5000 --steps 10 --workers 100 --variants sync,async \\
+        --history on,off
 
 ``--profile DIR`` writes a cProfile of the deploy phase (every thread that
 takes part) to ``DIR/<variant>-<N>.pstats`` and prints its top functions.
@@ -60,6 +65,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import manager as manager_mod
 from ironic_steps.conductor import rpcapi
+from ironic_steps.conductor import step_history
 from ironic_steps.conductor import workers
 from ironic_steps.conf import CONF
 from ironic_steps.db import migration
@@ -88,6 +94,9 @@ class Settings:
     timeout: float
     tracemalloc: bool
     profile_dir: str | None
+    #: Whether step history (and progress) is written: off runs as if
+    #: pinned to release 0.5, from before them.
+    history: bool = True
 
 
 # --- the benchmark hardware type ---------------------------------------------
@@ -155,6 +164,8 @@ def register_bench_driver(deploy_cls):
 
     driver_factory._load = load
     driver_factory._cached.cache_clear()
+    # Not an installed entry point: the conductor would serve nothing.
+    driver_factory.enabled_hardware_types = lambda: [BENCH_TYPE]
 
 
 # --- measuring ---------------------------------------------------------------
@@ -168,11 +179,13 @@ class StatementCounter:
     """
 
     _WRITES = ('INSERT', 'UPDATE', 'DELETE')
+    _HISTORY_TABLE = 'node_step_history'
 
     def __init__(self):
         self.statements = 0
         self.writes = 0
         self.transactions = 0
+        self.history = 0
         self.active = False
         self._lock = threading.Lock()
         sa.event.listen(sa.engine.Engine, 'before_cursor_execute',
@@ -187,6 +200,8 @@ class StatementCounter:
                     self.statements += 1
                     if statement.lstrip().upper().startswith(self._WRITES):
                         self.writes += 1
+                    if self._HISTORY_TABLE in statement:
+                        self.history += 1
 
 
 class ThreadProfiles:
@@ -286,6 +301,10 @@ def configure(settings, state_dir):
     CONF.set_override('workers_pool_size', settings.workers,
                       group='conductor')
     CONF.set_override('agent_delay', 0, group='fake')
+    if not settings.history:
+        # As pinned to 0.5, before history and progress; a real pin would
+        # also refuse the bench hardware type, which no release lists.
+        step_history.enabled = lambda: False
     db_path = os.path.join(state_dir, 'ironic-steps.sqlite')
     sqlalchemy_api.configure(connection='sqlite:///%s' % db_path)
     migration.upgrade()
@@ -392,6 +411,7 @@ def run_one(settings):
     deploy_s = measured.pop('deploy_s')
     return {
         'variant': settings.variant,
+        'history': 'on' if settings.history else 'off',
         'nodes': settings.nodes,
         'steps_per_node': steps_per_node,
         'workers': settings.workers,
@@ -401,6 +421,8 @@ def run_one(settings):
         'step_transitions_per_s': round(transitions / deploy_s, 1),
         'statements_per_node': round(counter.statements / settings.nodes, 2),
         'statements_per_step': round(counter.statements / transitions, 2),
+        'history_statements_per_step': round(
+            counter.history / transitions, 2),
         'writes_per_node': round(counter.writes / settings.nodes, 2),
         'writes_per_step': round(counter.writes / transitions, 2),
         'transactions_per_node': round(
@@ -423,17 +445,20 @@ def run_isolated(settings):
 
 # --- command line ------------------------------------------------------------
 
-COLUMNS = (('variant', '%-7s'), ('nodes', '%6d'), ('steps_per_node', '%5d'),
+COLUMNS = (('variant', '%-7s'), ('history', '%-3s'), ('nodes', '%6d'),
+           ('steps_per_node', '%5d'),
            ('setup_s', '%8.1f'), ('deploy_s', '%8.1f'),
            ('nodes_per_s', '%8.1f'), ('step_transitions_per_s', '%10.1f'),
            ('refused', '%8d'), ('failed', '%6d'),
            ('statements_per_node', '%9.1f'),
            ('statements_per_step', '%9.2f'),
+           ('history_statements_per_step', '%9.2f'),
            ('writes_per_node', '%8.1f'), ('writes_per_step', '%8.2f'),
            ('transactions_per_node', '%9.1f'), ('cpu_cores', '%4.2f'),
            ('max_rss_mib', '%8.1f'))
-HEADERS = ('variant', 'nodes', 'steps', 'setup s', 'deploy s', 'nodes/s',
-           'steps/s', 'refused', 'failed', 'stmt/node', 'stmt/step',
+HEADERS = ('variant', 'history', 'nodes', 'steps', 'setup s', 'deploy s',
+           'nodes/s', 'steps/s', 'refused', 'failed', 'stmt/node',
+           'stmt/step', 'hist/step',
            'wr/node', 'wr/step', 'begin/node', 'cpu', 'rss MiB')
 
 
@@ -472,6 +497,10 @@ def parse_args(argv=None):
                         help='sync: only synchronous steps; async: plus one '
                              'step the fake agent completes (default: '
                              '%(default)s).')
+    parser.add_argument('--history', default='on',
+                        help='Comma-separated: on (step history written) '
+                             'and/or off (as pinned to 0.5, before it); '
+                             'default: %(default)s.')
     parser.add_argument('--retry-interval', type=float, default=0.005,
                         help='Seconds to wait after NoFreeConductorWorker '
                              '(default: %(default)s).')
@@ -488,16 +517,21 @@ def parse_args(argv=None):
                              'then cumulative across runs).')
     args = parser.parse_args(argv)
     variants = args.variants.split(',')
+    histories = args.history.split(',')
+    if set(histories) - {'on', 'off'}:
+        parser.error('--history takes on and/or off, got %s'
+                     % args.history)
     unknown = set(variants) - set(VARIANTS)
     if unknown or args.steps < 1 or args.workers < 1:
         parser.error('--variants takes %s (got %s); --steps and --workers '
                      'must be positive' % (', '.join(VARIANTS),
                                            ', '.join(sorted(unknown))))
-    return args, [int(n) for n in args.nodes.split(',')], variants
+    return (args, [int(n) for n in args.nodes.split(',')], variants,
+            [history == 'on' for history in histories])
 
 
 def main(argv=None):
-    args, node_counts, variants = parse_args(argv)
+    args, node_counts, variants, histories = parse_args(argv)
     run = run_one if args.in_process else run_isolated
     print('# ironic-steps conductor throughput: %d CPUs, Python %s, %s'
           % (os.cpu_count(), platform.python_version(),
@@ -505,13 +539,14 @@ def main(argv=None):
     results = []
     for nodes in node_counts:
         for variant in variants:
-            result = run(Settings(
-                nodes=nodes, steps=args.steps, workers=args.workers,
-                variant=variant, retry_interval=args.retry_interval,
-                timeout=args.timeout, tracemalloc=args.tracemalloc,
-                profile_dir=args.profile))
-            results.append(result)
-            print(json.dumps(result, sort_keys=True), flush=True)
+            for history in histories:
+                result = run(Settings(
+                    nodes=nodes, steps=args.steps, workers=args.workers,
+                    variant=variant, retry_interval=args.retry_interval,
+                    timeout=args.timeout, tracemalloc=args.tracemalloc,
+                    profile_dir=args.profile, history=history))
+                results.append(result)
+                print(json.dumps(result, sort_keys=True), flush=True)
     print(format_table(results))
 
 

@@ -32,6 +32,7 @@ from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
+from ironic_steps.api.controllers import step_history
 from ironic_steps.api import errors
 from ironic_steps.api import query
 from ironic_steps.api import versions
@@ -46,7 +47,7 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                drivers.blueprint, conductors.blueprint,
                deploy_templates.blueprint, node_resources.blueprint,
                allocations.blueprint, allocations.node_blueprint,
-               node_management.blueprint)
+               node_management.blueprint, step_history.blueprint)
 
 
 def _prepare_request():

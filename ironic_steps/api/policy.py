@@ -138,6 +138,9 @@ _RULES = [
     _rule('baremetal:node:vendor_passthru', _WRITE,
           'List the vendor passthru methods of a node.',
           ('GET', '/nodes/{node_ident}/vendor_passthru/methods')),
+    _rule('baremetal:node:x-steps:history:get', _READ,
+          'Read the step history of a node (an ironic-steps extension).',
+          ('GET', '/nodes/{node_ident}/x-steps/history')),
     _rule('baremetal:node:ipa_heartbeat', '@',
           'An agent reports in; open to all, agents have no credentials '
           '(they prove themselves with their agent token).',

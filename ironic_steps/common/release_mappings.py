@@ -66,7 +66,9 @@ RELEASE_MAPPING = collections.OrderedDict([
     # boot device, console and vendor passthru methods, a driver's RAID
     # logical disk properties.  Beyond Ironic, the x-steps extension:
     # preview a plan, resume a failed deploy (preview_steps,
-    # resume_node_deploy), per-step timeouts.
+    # resume_node_deploy), per-step timeouts, step progress in
+    # driver_internal_info, the step history of each node
+    # (NodeStepHistory, /x-steps/history).
     ('0.6', {
         'api': '1.69',
         'rpc': '1.3',
@@ -74,7 +76,7 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
                     'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
-                    'Allocation': ['1.0']},
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
 ])
 

@@ -32,6 +32,7 @@ from ironic_steps.conductor import power
 from ironic_steps.conductor import power_sync
 from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
+from ironic_steps.conductor import step_history
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -213,7 +214,7 @@ class ConductorManager:
                     '%s after %s seconds' % (
                         node.uuid,
                         task_manager.step_suffix(node) if step else '',
-                        waiting.timeout)))
+                        waiting.timeout)), outcome=step_history.TIMEOUT)
         except (exception.NodeLocked, exception.NodeNotFound):
             pass   # busy or gone: not ours to fail now
 

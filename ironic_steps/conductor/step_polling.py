@@ -44,6 +44,7 @@ from oslo_utils import timeutils
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import step_history
 from ironic_steps.conductor import step_runner
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
@@ -218,10 +219,12 @@ def check_polled_step(task):
         return step_runner.fail(task, flow, overdue)
     timeout = _timeout(polling)
     if _elapsed(polling) > timeout:
-        return step_runner.fail(task, flow, (
+        return step_runner.fail(
+            task, flow,
             '%s step %s timed out after %s seconds waiting for out-of-band '
             'work; last status: %s' % (flow.title, label, timeout,
-                                       polling.get('status') or 'none')))
+                                       polling.get('status') or 'none'),
+            outcome=step_history.TIMEOUT)
     try:
         interface = getattr(task.driver, polling['interface'])
         result = getattr(interface, polling['method'])(

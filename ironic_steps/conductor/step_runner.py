@@ -7,8 +7,11 @@ three small pieces:
 1. :func:`_record_current` saves ``node.<kind>_step`` and
    ``driver_internal_info['<kind>_step_index']`` *before* the step runs
    (one transaction), so a crash always shows which step was running;
+   the step's progress (number, start) rides on the same save;
 2. the interface executes the step;
-3. :func:`_interpret` turns what happened into one :class:`Outcome`.
+3. :func:`_interpret` turns what happened into one :class:`Outcome`;
+   a step that ended is written to the node's step history (one INSERT,
+   see :mod:`step_history`).
 
 Then the node waits (``wait call-back`` / ``clean wait``), fails, or the
 next step runs.  When the plan is exhausted the flow finishes: the current
@@ -37,6 +40,7 @@ from oslo_utils import timeutils
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_token
+from ironic_steps.conductor import step_history
 from ironic_steps.conductor import steps as steps_mod
 from ironic_steps.drivers import base
 
@@ -100,6 +104,7 @@ def clear_progress(node, flow):
     info.pop(agent_token.TOKEN_KEY, None)
     info.pop(base.POLLING_KEY, None)
     info.pop(DEADLINE_KEY, None)
+    info.pop(base.PROGRESS_KEY, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
 
@@ -121,6 +126,7 @@ def store_plan(task, flow, plan):
     info[flow.steps_key] = [step.to_dict() for step in plan]
     info[flow.index_key] = None
     task.node.driver_internal_info = info
+    step_history.start_flow(task.node, flow, len(plan))
 
 
 def load_plan(node, flow):
@@ -154,6 +160,7 @@ def _record_current(task, flow, index, step):
             'started_at': started.isoformat(),
             'deadline': (started + datetime.timedelta(
                 seconds=step.timeout)).isoformat()}
+    step_history.start_step(info, index, step)
     task.node.driver_internal_info = info
     setattr(task.node, flow.step_field, step.public_dict())
     task.node.save()
@@ -229,6 +236,7 @@ def run(task, flow, start_index=0):
             return wait(task, flow, step)
         if outcome is Outcome.FAILED:
             return fail(task, flow, error)
+        step_history.end_step(task, flow, step_history.SUCCESS)
         LOG.debug('%s step %s of node %s done', flow.title, step.label,
                   task.node.uuid)
     return finish(task, flow)
@@ -243,9 +251,14 @@ def wait(task, flow, step=None):
     return Outcome.WAIT
 
 
-def fail(task, flow, error):
-    """Fail the flow; the current step stays on the node, as evidence."""
+def fail(task, flow, error, outcome=step_history.FAILED):
+    """Fail the flow; the current step stays on the node, as evidence.
+
+    :param outcome: how the step's history entry names its end
+        (``timeout`` for a step that ran out of time).
+    """
     LOG.error('%s of node %s failed: %s', flow.name, task.node.uuid, error)
+    step_history.end_step(task, flow, outcome, error)
     task.node.last_error = error
     stop_waiting(task.node)
     task.process_event(states.EVENT_FAIL)
@@ -286,6 +299,8 @@ def abort(task, flow):
                                          flow=flow.name.lower())
     node.last_error = '%s aborted by request%s' % (
         flow.name, ' during step %s' % label if step else '')
+    step_history.end_step(task, flow, step_history.ABORTED,
+                          node.last_error)
     stop_waiting(node)
     task.process_event(states.EVENT_ABORT)
     task.save_and_release()
@@ -299,6 +314,8 @@ def resume(task, flow):
     if error:
         return fail(task, flow, error)
     index = current_index(task.node, flow)
+    if index is not None:
+        step_history.end_step(task, flow, step_history.SUCCESS)
     return run(task, flow, start_index=0 if index is None else index + 1)
 
 

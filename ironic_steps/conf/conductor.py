@@ -127,6 +127,17 @@ opts = [
                     'dead conductor\'s nodes can be locked again after at '
                     'most this long. Keep it well under heartbeat_timeout. '
                     'Ignored when lock_backend_url sets lock_timeout.'),
+    cfg.IntOpt('step_history_max_entries',
+               default=100, min=1,
+               help='Step runs kept in the step history of each node '
+                    '(GET /v1/nodes/{node}/x-steps/history), across its '
+                    'deploys and cleanings; the oldest are dropped.'),
+    cfg.FloatOpt('step_progress_interval',
+                 default=5.0, min=0,
+                 help='Least seconds between two saves of the progress a '
+                      'running step reports (drivers.base.report_progress); '
+                      'progress reported in between is saved with the '
+                      'next save of the node. 0 saves every report.'),
 ]
 
 

@@ -43,6 +43,7 @@ from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conf import CONF
 from ironic_steps.drivers import raid
 
 DEPLOY = 'deploy'
@@ -273,6 +274,58 @@ def update_poll(task, **kwargs):
     task.node.driver_internal_info = {
         **task.node.driver_internal_info,
         POLLING_KEY: {**polling, 'args': kwargs}}
+
+
+#: Where the progress of the running flow is shown, in the node's
+#: ``driver_internal_info`` (see :mod:`ironic_steps.conductor.step_history`).
+PROGRESS_KEY = 'step_progress'
+#: The longest progress message kept.
+MAX_PROGRESS_MESSAGE = 255
+
+
+def report_progress(task, percent=None, message=None):
+    """From a running step (or its poll check): how far it has got.
+
+    Anyone watching the node sees ``percent`` and ``message`` in the
+    ``step_progress`` of its ``driver_internal_info``.  Optional: a step
+    that never calls it shows only its number and start.  Call it as
+    often as is convenient: the node is saved (with whatever else the
+    step changed on it so far) at most once per ``[conductor]
+    step_progress_interval`` seconds per step; a report in between is
+    kept on the node and saved with its next save (the next report past
+    the interval, a poll check's, the step's end).
+
+    :param percent: None, or a number from 0 to 100.
+    :param message: None, or a short text (cut at 255 characters).
+    :returns: whether the node was saved.
+    :raises InvalidStep: for a percent out of range or not a number.
+    """
+    if percent is not None and (not isinstance(percent, (int, float))
+                                or isinstance(percent, bool)
+                                or not 0 <= percent <= 100):
+        raise exception.InvalidStep(
+            reason='report_progress percent must be a number from 0 to '
+                   '100, got %r' % (percent,))
+    node = task.node
+    current = (node.driver_internal_info or {}).get(PROGRESS_KEY)
+    if (not current or not current.get('started_at')
+            or current.get('outcome')):
+        return False   # pinned to a release without progress, or no step
+    now = timeutils.utcnow()
+    node.driver_internal_info = {
+        **node.driver_internal_info,
+        PROGRESS_KEY: {**current, 'percent': percent,
+                       'message': None if message is None
+                       else str(message)[:MAX_PROGRESS_MESSAGE],
+                       'updated_at': now.isoformat()}}
+    # Per task: a step runs in one; each poll check gets its own.
+    saved_at = getattr(task, '_progress_saved_at', None)
+    if (saved_at is not None and (now - saved_at).total_seconds()
+            < CONF.conductor.step_progress_interval):
+        return False
+    node.save()
+    task._progress_saved_at = now
+    return True
 
 
 class BaseInterface:

@@ -8,6 +8,7 @@ def register_all():
     __import__('ironic_steps.objects.bios_setting')
     __import__('ironic_steps.objects.allocation')
     __import__('ironic_steps.objects.node_resources')
+    __import__('ironic_steps.objects.step_history')
 
 
 register_all()
@@ -22,7 +23,8 @@ from ironic_steps.objects.node_resources import Port  # noqa: E402
 from ironic_steps.objects.node_resources import Portgroup  # noqa: E402
 from ironic_steps.objects.node_resources import VolumeConnector  # noqa: E402
 from ironic_steps.objects.node_resources import VolumeTarget  # noqa: E402
+from ironic_steps.objects.step_history import NodeStepHistory  # noqa: E402,E501
 
 __all__ = ['Allocation', 'BIOSSetting', 'Chassis', 'Conductor',
-           'DeployTemplate', 'Node', 'Port', 'Portgroup', 'VolumeConnector',
-           'VolumeTarget']
+           'DeployTemplate', 'Node', 'NodeStepHistory', 'Port', 'Portgroup',
+           'VolumeConnector', 'VolumeTarget']

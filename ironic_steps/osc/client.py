@@ -2,6 +2,7 @@
 commands need, over the session OpenStackClient built."""
 
 import json
+from urllib import parse
 
 from osc_lib import exceptions
 
@@ -40,6 +41,13 @@ class StepsClient:
 
     def node(self, node):
         return self._request('GET', '/nodes/%s' % node)
+
+    def history(self, node, **filters):
+        """The step history of ``node`` (``flow``, ``flow_run``)."""
+        path = '/nodes/%s/x-steps/history' % parse.quote(node, safe='')
+        if filters:
+            path += '?' + parse.urlencode(filters)
+        return self._request('GET', path)
 
 
 def _error_text(response):

@@ -32,6 +32,7 @@ from ironic_steps.db.sqlalchemy import node_traits
 from ironic_steps.db.sqlalchemy import resources
 from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
+from ironic_steps.db.sqlalchemy import step_history
 
 _LOCAL = threading.local()
 _WATCHED = '_ironic_steps_watched'
@@ -510,7 +511,8 @@ class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  deploy_templates.DeployTemplateQueries,
                  conductors.ConductorQueries,
                  resources.ResourceQueries,
-                 allocations.AllocationQueries):
+                 allocations.AllocationQueries,
+                 step_history.StepHistoryQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

@@ -334,11 +334,6 @@ class VolumeTarget(Base):
     extra = sa.Column(JSONEncoded)
 
 
-# The same options on every table; only MySQL and MariaDB read them.
-for _table in Base.metadata.tables.values():
-    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
-
-
 class Allocation(Base):
     """A request for a node of a resource class, and the node it got.
 
@@ -368,6 +363,42 @@ class Allocation(Base):
     traits = sa.Column(JSONEncoded, nullable=True)
     candidate_nodes = sa.Column(JSONEncoded, nullable=True)
     extra = sa.Column(JSONEncoded, nullable=True)
+
+
+class NodeStepHistory(Base):
+    """One run of one step of a node: what ran, when, and how it ended.
+
+    Written when the step ends (success, failed, aborted, timeout), one
+    INSERT; ``flow_run`` groups the steps of one deploy or cleaning.
+    ``args`` are stored masked (secrets never reach this table).  Rows go
+    with their node (ON DELETE CASCADE); the newest ``[conductor]
+    step_history_max_entries`` per node are kept.
+    """
+
+    __tablename__ = 'node_step_history'
+    __table_args__ = (
+        sa.Index('node_step_history_node_id_idx', 'node_id', 'id'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id',
+                                                  ondelete='CASCADE'),
+                        nullable=False)
+    flow = sa.Column(sa.String(16), nullable=False)
+    flow_run = sa.Column(sa.String(36), nullable=False)
+    interface = sa.Column(sa.String(255), nullable=False)
+    step = sa.Column(sa.String(255), nullable=False)
+    args = sa.Column(JSONEncoded)
+    priority = sa.Column(sa.Integer)
+    started_at = sa.Column(mysql.DateTime, nullable=False)
+    finished_at = sa.Column(mysql.DateTime, nullable=False)
+    outcome = sa.Column(sa.String(16), nullable=False)
+    error = sa.Column(mysql.Text)
+
+
+# The same options on every table; only MySQL and MariaDB read them.
+for _table in Base.metadata.tables.values():
+    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
 
 
 # The same options on every table; only MySQL and MariaDB read them.

@@ -23,18 +23,30 @@ class WaitTimeoutTest(base.ConductorTestCase):
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         return self.wait_for_state(node, states.DEPLOYWAIT)
 
-    def test_deploy_waiting_longer_than_the_timeout_fails_naming_the_step(self):
+    def _wait_past_the_timeout(self):
+        """A deploy parked 61 s under a 60 s timeout, then checked."""
         self.config(deploy_callback_timeout=60, group='conductor')
         node = self._park_in_wait()
         node.provision_updated_at = timeutils.utcnow() - datetime.timedelta(
             seconds=61)
         node.save()
         self.manager._check_wait_timeouts(self.context)
-        node = objects.Node.get(self.context, node.uuid)
+        return objects.Node.get(self.context, node.uuid)
+
+    def test_deploy_waiting_longer_than_the_timeout_fails_naming_the_step(self):
+        node = self._wait_past_the_timeout()
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
         self.assertIn('Timeout reached', node.last_error)
         self.assertIn('deploy.write_image', node.last_error)
         self.assertEqual('write_image', node.deploy_step['step'])
+
+    def test_a_step_whose_agent_never_called_back_is_a_timeout_in_history(
+            self):
+        node = self._wait_past_the_timeout()
+        last = objects.NodeStepHistory.list_by_node(self.context,
+                                                    node.id)[-1]
+        self.assertEqual(('write_image', 'timeout', node.last_error),
+                         (last.step, last.outcome, last.error))
 
     def test_deploy_waiting_less_than_the_timeout_is_left_alone(self):
         self.config(deploy_callback_timeout=60, group='conductor')

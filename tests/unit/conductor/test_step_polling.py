@@ -162,6 +162,47 @@ class PolledStepsTest(tests_base.ConductorTestCase):
         # the BMC was not asked again once time ran out
         self.assertEqual(1, len(self.bmc.checks))
 
+    def test_a_step_out_of_time_is_in_the_step_history_as_a_timeout(self):
+        self.deploy_interface.timeout = 0.3
+        node = self.deploy_to_poll()
+        self.bmc.answer = 'Task 7 running, 10%'
+        self.poll()
+        time.sleep(0.4)
+        self.poll()
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        history = objects.NodeStepHistory.list_by_node(self.context, node.id)
+        self.assertEqual([('deploy', 'success', None),
+                          ('build_volume', 'timeout', node.last_error)],
+                         [(e.step, e.outcome, e.error) for e in history])
+        self.assertGreaterEqual(history[-1].duration, 0.3)
+
+    def test_a_check_reporting_progress_shows_it_while_its_step_waits(self):
+        # Given a check that reports how far the BMC has got
+        def check_volume(interface, task, job):
+            base.report_progress(task, 40, 'volume 40% built')
+            return None
+        self.deploy_interface.check_volume = check_volume.__get__(
+            self.deploy_interface)
+        node = self.deploy_to_poll()
+        self.poll()
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        # Then the node shows it, on the waiting step
+        progress = node.driver_internal_info[base.PROGRESS_KEY]
+        self.assertEqual(('deploy.build_volume', 2, 3, 40, 'volume 40% built'),
+                         (progress['step'], progress['number'],
+                          progress['total'], progress['percent'],
+                          progress['message']))
+        self.assertIsNone(progress['outcome'])
+        # and when the work is done the flow goes on and records the step
+        del self.deploy_interface.check_volume
+        self.bmc.answer = base.DONE
+        self.poll()
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual(
+            ['deploy', 'build_volume', 'boot'],
+            [e.step for e in objects.NodeStepHistory.list_by_node(
+                self.context, node.id)])
+
     def test_the_configured_timeout_applies_when_the_driver_says_none(self):
         node = self.deploy_to_poll()
         self.config(step_poll_timeout=1, group='conductor')

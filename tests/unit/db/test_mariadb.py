@@ -20,6 +20,7 @@ from tests.unit.objects import test_allocation
 from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
+from tests.unit.objects import test_step_history
 
 
 class MigrationsOnMariaDBTest(test_migrations.MigratedSchemaTest):
@@ -149,5 +150,12 @@ class ChassisOnMariaDBTest(test_node_resources.ChassisTest):
 class AllocationsOnMariaDBTest(test_allocation.AllocationTest):
     """A node given to one allocation at most, released with it, names
     unique: the duplicate errors of MariaDB read right."""
+
+    database = base.MariaDBDatabase
+
+
+class StepHistoryOnMariaDBTest(test_step_history.StepHistoryTest):
+    """Step history on MariaDB: the bound read and trimmed through a derived
+    table, cascades with the node."""
 
     database = base.MariaDBDatabase

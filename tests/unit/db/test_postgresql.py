@@ -10,6 +10,7 @@ from tests.unit.objects import test_bios_setting
 from tests.unit.objects import test_conductor
 from tests.unit.objects import test_deploy_template
 from tests.unit.objects import test_node
+from tests.unit.objects import test_step_history
 
 
 class MigrationsOnPostgreSQLTest(test_migrations.MigratedSchemaTest):
@@ -100,5 +101,12 @@ class ChassisOnPostgreSQLTest(test_node_resources.ChassisTest):
 class AllocationsOnPostgreSQLTest(test_allocation.AllocationTest):
     """A node given to one allocation at most, released with it, names
     unique: the duplicate errors of PostgreSQL read right."""
+
+    database = base.PostgreSQLDatabase
+
+
+class StepHistoryOnPostgreSQLTest(test_step_history.StepHistoryTest):
+    """Step history on PostgreSQL: the bound read and trimmed through a derived
+    table, cascades with the node."""
 
     database = base.PostgreSQLDatabase

@@ -31,6 +31,7 @@ EXPECTED_FINGERPRINTS = {
     'Portgroup': '1.0-ad2d3e1a60c5ee54bafc0d4ccb719d6c',
     'VolumeConnector': '1.0-86b11ec0df68e4f9ced2b643a4d49122',
     'VolumeTarget': '1.0-755c656508780abd6fc4c4c9598aaf59',
+    'NodeStepHistory': '1.0-c11b22988e6f745d44618893dc1e067c',
 }
 
 # Fixed, not generated: ddt puts it in the test id, which must not change

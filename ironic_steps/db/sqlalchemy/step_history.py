@@ -1,0 +1,67 @@
+"""Queries on the step history of nodes (the ``node_step_history`` table).
+
+A row is one run of one step, written once, when the step ends; rows are
+never changed, only dropped: the oldest of a node beyond its bound, or
+all of them with the node (ON DELETE CASCADE).  What a row holds, and when
+it is written, is the objects layer's and the step runner's business.
+"""
+
+import sqlalchemy as sa
+
+from ironic_steps.db.sqlalchemy import models
+
+_HISTORY = models.NodeStepHistory.__table__
+
+_INSERT = sa.insert(_HISTORY)
+
+
+def _cutoff(node_id, keep):
+    """The id of the newest row of the node beyond its ``keep`` newest
+    (NULL when it has no more than ``keep``).
+
+    Wrapped in a derived table: MySQL and MariaDB refuse a subquery on the
+    table a DELETE changes, but accept one on a materialised copy.
+    """
+    beyond = (sa.select(_HISTORY.c.id)
+              .where(_HISTORY.c.node_id == node_id)
+              .order_by(_HISTORY.c.id.desc())
+              .limit(1).offset(keep)
+              .subquery('beyond'))
+    return sa.select(beyond.c.id).scalar_subquery()
+
+
+class StepHistoryQueries:
+    """Queries on ``node_step_history``.
+
+    A row comes back read-only, its attributes the table's columns.  A
+    mixin of the database API's ``Connection``, which provides
+    ``read_one()`` and ``write_one()``.
+    """
+
+    def add_step_history(self, values):
+        """Record one step run: one INSERT."""
+        with self.write_one() as connection:
+            connection.execute(_INSERT, values)
+
+    def get_step_history(self, node_id, limit, flow=None, flow_run=None):
+        """The newest ``limit`` step runs of a node, oldest first, then
+        only those of ``flow`` and ``flow_run`` (when given)."""
+        query = sa.select(_HISTORY).where(
+            _HISTORY.c.node_id == node_id,
+            _HISTORY.c.id > sa.func.coalesce(_cutoff(node_id, limit), 0))
+        if flow is not None:
+            query = query.where(_HISTORY.c.flow == flow)
+        if flow_run is not None:
+            query = query.where(_HISTORY.c.flow_run == flow_run)
+        with self.read_one() as connection:
+            return connection.execute(query.order_by(_HISTORY.c.id)).all()
+
+    def trim_step_history(self, node_id, keep):
+        """Drop a node's step runs beyond its ``keep`` newest: one DELETE.
+
+        :returns: how many were dropped.
+        """
+        with self.write_one() as connection:
+            return connection.execute(sa.delete(_HISTORY).where(
+                _HISTORY.c.node_id == node_id,
+                _HISTORY.c.id <= _cutoff(node_id, keep))).rowcount

@@ -1,0 +1,111 @@
+"""The NodeStepHistory object: how step runs are recorded, read, bounded
+and dropped, against a real database (re-run on PostgreSQL and MariaDB).
+
+Its fingerprint is recorded with the others in test_node.py.
+"""
+
+import datetime
+
+from oslo_utils import uuidutils
+
+from ironic_steps.common import exception
+from ironic_steps import objects
+from tests import base
+
+NodeStepHistory = objects.NodeStepHistory
+_START = datetime.datetime(2026, 12, 1, 6, 0, 0, 123456,
+                           tzinfo=datetime.timezone.utc)
+
+
+class StepHistoryTest(base.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(name='node-1')
+
+    def record(self, step, flow='deploy', flow_run=None, node=None,
+               seconds=1.5, **fields):
+        entry = NodeStepHistory(
+            self.context, node_id=(node or self.node).id, flow=flow,
+            flow_run=flow_run or uuidutils.generate_uuid(),
+            interface='deploy', step=step, args=fields.pop('args', {}),
+            priority=fields.pop('priority', 50), started_at=_START,
+            finished_at=_START + datetime.timedelta(seconds=seconds),
+            outcome=fields.pop('outcome', 'success'),
+            error=fields.pop('error', None))
+        entry.create()
+        return entry
+
+    def steps(self, node=None, **filters):
+        return [entry.step for entry in NodeStepHistory.list_by_node(
+            self.context, (node or self.node).id, **filters)]
+
+    def test_entries_read_back_as_written_oldest_first(self):
+        run = uuidutils.generate_uuid()
+        self.record('partition', flow_run=run, seconds=0.25)
+        self.record('write_image', flow_run=run, outcome='failed',
+                    error='Deploy step deploy.write_image failed: boom',
+                    args={'image_url': 'http://x/y', 'keys': [{'a': 1}]})
+        first, second = NodeStepHistory.list_by_node(self.context,
+                                                     self.node.id)
+        self.assertEqual(('partition', 'success', 0.25),
+                         (first.step, first.outcome, first.duration))
+        self.assertEqual(_START, second.started_at)
+        self.assertEqual(_START + datetime.timedelta(seconds=1.5),
+                         second.finished_at)
+        self.assertEqual({'image_url': 'http://x/y', 'keys': [{'a': 1}]},
+                         second.args)
+        self.assertEqual(('failed', run, 50),
+                         (second.outcome, second.flow_run, second.priority))
+        self.assertIn('boom', second.error)
+
+    def test_reading_filters_by_flow_and_flow_run(self):
+        run = uuidutils.generate_uuid()
+        self.record('erase_devices_metadata', flow='clean')
+        self.record('deploy', flow_run=run)
+        self.record('write_image', flow_run=run)
+        self.record('deploy')
+        self.assertEqual(['erase_devices_metadata'],
+                         self.steps(flow='clean'))
+        self.assertEqual(['deploy', 'write_image'], self.steps(flow_run=run))
+        self.assertEqual(['deploy', 'write_image', 'deploy'],
+                         self.steps(flow='deploy'))
+
+    def test_only_the_newest_entries_of_the_bound_are_read(self):
+        self.config(step_history_max_entries=2, group='conductor')
+        other = self.create_node(name='node-2')
+        for step in ('one', 'two', 'three'):
+            self.record(step)
+            self.record('other-' + step, node=other)
+        self.assertEqual(['two', 'three'], self.steps())
+        self.assertEqual(['other-two', 'other-three'], self.steps(other))
+
+    def test_trimming_drops_the_oldest_beyond_the_bound_of_that_node_only(
+            self):
+        other = self.create_node(name='node-2')
+        for step in ('one', 'two', 'three', 'four'):
+            self.record(step)
+        self.record('other-one', node=other)
+        self.config(step_history_max_entries=2, group='conductor')
+        self.assertEqual(2, NodeStepHistory.trim(self.context, self.node.id))
+        self.config(step_history_max_entries=10, group='conductor')
+        self.assertEqual(['three', 'four'], self.steps())
+        self.assertEqual(['other-one'], self.steps(other))
+        # Within the bound, nothing goes
+        self.assertEqual(0, NodeStepHistory.trim(self.context, self.node.id))
+
+    def test_the_entries_go_with_their_node(self):
+        other = self.create_node(name='node-2')
+        self.record('one')
+        self.record('other-one', node=other)
+        self.node.destroy()
+        self.assertEqual([], self.steps())
+        self.assertEqual(['other-one'], self.steps(other))
+
+    def test_nothing_is_recorded_while_pinned_before_0_6(self):
+        self.config(pin_release_version='0.5')
+        exc = self.assertRaises(exception.NotInPinnedRelease, self.record,
+                                'one')
+        self.assertIn('0.6', str(exc))
+        self.config(pin_release_version=None)
+        self.assertEqual([], self.steps())

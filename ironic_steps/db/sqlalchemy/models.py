@@ -334,11 +334,6 @@ class VolumeTarget(Base):
     extra = sa.Column(JSONEncoded)
 
 
-# The same options on every table; only MySQL and MariaDB read them.
-for _table in Base.metadata.tables.values():
-    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
-
-
 class Allocation(Base):
     """A request for a node of a resource class, and the node it got.
 
@@ -368,6 +363,11 @@ class Allocation(Base):
     traits = sa.Column(JSONEncoded, nullable=True)
     candidate_nodes = sa.Column(JSONEncoded, nullable=True)
     extra = sa.Column(JSONEncoded, nullable=True)
+
+
+# The same options on every table; only MySQL and MariaDB read them.
+for _table in Base.metadata.tables.values():
+    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
 
 
 # The same options on every table; only MySQL and MariaDB read them.

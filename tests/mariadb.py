@@ -66,13 +66,19 @@ class MariaDBServer(database_servers.DatabaseServer):
 
     def _start(self):
         data = os.path.join(self.root, 'data')
+        # Its own temporary directory: servers set up at the same moment
+        # (parallel test workers) otherwise clash on temporary tables of
+        # the same name in /tmp, and mariadb-install-db fails.
+        private_tmp = os.path.join(self.root, 'tmp')
+        os.mkdir(private_tmp)
+        tmpdir = ['--tmpdir=' + private_tmp]
         # --no-defaults must come first.  mariadbd refuses to run as root
         # unless told to.
         as_user = ['--user=root'] if os.geteuid() == 0 else []
         subprocess.run(
             [_install_db(), '--no-defaults', '--datadir=' + data,
              '--auth-root-authentication-method=normal', '--skip-test-db']
-            + as_user + _FAST_AND_SMALL,
+            + as_user + tmpdir + _FAST_AND_SMALL,
             check=True, capture_output=True, cwd=self.root)
         self.log = os.path.join(self.root, 'server.log')
         self.process = subprocess.Popen(
@@ -82,7 +88,7 @@ class MariaDBServer(database_servers.DatabaseServer):
              '--socket=' + os.path.join(self.root, 'mysqld.sock'),
              '--pid-file=' + os.path.join(self.root, 'mysqld.pid'),
              '--log-error=' + self.log]
-            + as_user + _FAST_AND_SMALL + _LEAST_FORGIVING,
+            + as_user + tmpdir + _FAST_AND_SMALL + _LEAST_FORGIVING,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, cwd=self.root)
         self.addCleanup(self._stop)

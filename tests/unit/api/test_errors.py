@@ -26,7 +26,8 @@ class ErrorFormatTest(base.ApiTestCase):
                          json.loads(body['error_message']))
 
     def test_an_unknown_path_is_404_naming_it(self):
-        self.assertError(self.get('/v1/allocations'), 404, '/v1/allocations')
+        self.assertError(self.get('/v1/no-such-resource'), 404,
+                         '/v1/no-such-resource')
 
     def test_a_wrong_method_is_405_naming_the_allowed_ones(self):
         response = self.delete('/v1/nodes')

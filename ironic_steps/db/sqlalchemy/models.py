@@ -399,13 +399,3 @@ class NodeStepHistory(Base):
 # The same options on every table; only MySQL and MariaDB read them.
 for _table in Base.metadata.tables.values():
     _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
-
-
-# The same options on every table; only MySQL and MariaDB read them.
-for _table in Base.metadata.tables.values():
-    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)
-
-
-# The same options on every table; only MySQL and MariaDB read them.
-for _table in Base.metadata.tables.values():
-    _table.dialect_kwargs.update(mysql.TABLE_OPTIONS)

@@ -27,6 +27,11 @@ _SORT_KEYS = frozenset(column.name for column in _ALLOCATIONS.c
                        if not isinstance(column.type, models.JSONEncoded))
 #: List filters: column equality, and the held node's UUID.
 _FILTERS = frozenset(['resource_class', 'state', 'owner'])
+# Built once: every node read (GET /v1/nodes...) runs it for its page.
+_ALLOCATION_UUIDS_OF_NODES = sa.select(
+    _NODES.c.uuid, _ALLOCATIONS.c.uuid
+).join(_ALLOCATIONS, _ALLOCATIONS.c.node_id == _NODES.c.id).where(
+    _NODES.c.uuid.in_(sa.bindparam('node_uuids', expanding=True)))
 
 _WITH_NODE_UUID = sa.select(
     _ALLOCATIONS, _NODES.c.uuid.label('node_uuid')
@@ -84,14 +89,12 @@ class AllocationQueries:
     def get_allocation_uuids_of_nodes(self, node_uuids):
         """{node UUID: UUID of the allocation holding it}, for those of
         ``node_uuids`` an allocation holds; one query."""
-        node_uuids = set(node_uuids)
+        node_uuids = list(set(node_uuids))
         if not node_uuids:
             return {}
         with self.read_one() as connection:
             return dict(connection.execute(
-                sa.select(_NODES.c.uuid, _ALLOCATIONS.c.uuid)
-                .join(_ALLOCATIONS, _ALLOCATIONS.c.node_id == _NODES.c.id)
-                .where(_NODES.c.uuid.in_(node_uuids))).all())
+                _ALLOCATION_UUIDS_OF_NODES, {'node_uuids': node_uuids}).all())
 
     @staticmethod
     def _allocation_duplicate(exc, values):

@@ -56,13 +56,19 @@ _LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail')
 
 def _compute(nodes, fields):
     """How this request computes the computed fields of ``nodes`` (those
-    its bodies show), showing ``fields`` (None: all of them): an
-    allocation query for the page, only if it shows ``allocation_uuid``."""
+    its bodies show), showing ``fields`` (None: all of them): if it shows
+    ``allocation_uuid``, what the rows read with it, else one allocation
+    query for the page."""
     allocation_of = None
     if 'allocation_uuid' in (fields or node_view.visible_fields(
             flask.g.version)):
-        allocation_of = objects.Allocation.uuids_of_nodes(
-            flask.g.context, [node.uuid for node in nodes]).get
+        if all(hasattr(node, 'allocation_uuid') for node in nodes):
+            # Read with the rows (a node shown with its traits).
+            read = {node.uuid: node.allocation_uuid for node in nodes}
+            allocation_of = read.get
+        else:
+            allocation_of = objects.Allocation.uuids_of_nodes(
+                flask.g.context, [node.uuid for node in nodes]).get
     return node_view.computer(flask.g.rpcapi.get_conductor_for,
                               allocation_of or (lambda node_uuid: None))
 

@@ -27,7 +27,12 @@ _SORT_KEYS = frozenset(column.name for column in _ALLOCATIONS.c
                        if not isinstance(column.type, models.JSONEncoded))
 #: List filters: column equality, and the held node's UUID.
 _FILTERS = frozenset(['resource_class', 'state', 'owner'])
-# Built once: every node read (GET /v1/nodes...) runs it for its page.
+#: The UUID of the allocation holding a node, read with the node's row in
+#: the same query (as ``allocation_uuid``), for showing nodes.
+ALLOCATION_UUID_COLUMN = sa.select(_ALLOCATIONS.c.uuid).where(
+    _ALLOCATIONS.c.node_id == _NODES.c.id).scalar_subquery().label(
+        'allocation_uuid')
+# Built once: every list of nodes runs it for its page.
 _ALLOCATION_UUIDS_OF_NODES = sa.select(
     _NODES.c.uuid, _ALLOCATIONS.c.uuid
 ).join(_ALLOCATIONS, _ALLOCATIONS.c.node_id == _NODES.c.id).where(

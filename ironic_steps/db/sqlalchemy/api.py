@@ -201,7 +201,8 @@ _CONDITIONS = {
 _NODE_BY = {key: sa.select(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
 _NODE_WITH_TRAITS_BY = {key: sa.select(
-    _NODES, node_traits.TRAITS_COLUMN).where(
+    _NODES, node_traits.TRAITS_COLUMN,
+    allocations.ALLOCATION_UUID_COLUMN).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
 _UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
 _TAKE_LOCK = {key: sa.update(_NODES).where(
@@ -297,7 +298,7 @@ class _NodeQueries:
         return node
 
     # with_traits: the row also has ``traits``, the node's traits (a sorted
-    # list), read in the same query.
+    # list), and ``allocation_uuid``, read in the same query.
 
     def get_node_by_id(self, node_id, with_traits=False):
         return self._get_node('id', node_id, with_traits)

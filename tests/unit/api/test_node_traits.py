@@ -193,8 +193,8 @@ class TraitsFieldTest(base.ApiTestCase):
         self.assertEqual(['SELECT', 'SELECT'], recorded.verbs())
         with tests_base.SQLStatements() as recorded:
             self.get('/v1/nodes/n-3')
-        # (The node with its traits, then its allocation.)
-        self.assertEqual(['SELECT', 'SELECT'], recorded.verbs())
+        # (The node with its traits and its allocation.)
+        self.assertEqual(['SELECT'], recorded.verbs())
 
     def test_traits_are_read_only_when_shown(self):
         with tests_base.SQLStatements() as recorded:

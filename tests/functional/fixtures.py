@@ -6,6 +6,8 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.request
 
@@ -168,21 +170,68 @@ def AllInOneService(options=None):
     return ServiceProcess('ironic-steps', options)
 
 
+_FORK_SERVER_SCRIPT = os.path.join(os.path.dirname(__file__),
+                                   'osc_forkserver.py')
+
+
+class _ForkServer:
+    """One `osc_forkserver` per test process, started on first use."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._process = None
+
+    def run(self, argv, env, timeout):
+        """The console script run with ``argv`` and ``env``: what
+        ``subprocess.run(..., capture_output=True, text=True)`` returns."""
+        with self._lock, tempfile.TemporaryDirectory() as scratch:
+            if self._process is None or self._process.poll() is not None:
+                self._process = subprocess.Popen(
+                    [sys.executable, _FORK_SERVER_SCRIPT],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            outputs = [os.path.join(scratch, name)
+                       for name in ('stdout', 'stderr')]
+            self._process.stdin.write(json.dumps(
+                {'argv': argv, 'env': env, 'timeout': timeout,
+                 'stdout': outputs[0], 'stderr': outputs[1]}) + '\n')
+            self._process.stdin.flush()
+            answer = self._process.stdout.readline()
+            if not answer:
+                raise AssertionError('the openstack fork server died')
+            stdout, stderr = (open(path).read() for path in outputs)
+        return subprocess.CompletedProcess(
+            ['openstack'] + argv, json.loads(answer)['returncode'],
+            stdout, stderr)
+
+
+_FORK_SERVER = _ForkServer()
+
+
 class OpenStackClient:
-    """Runs the real `openstack baremetal` CLI against an endpoint."""
+    """Runs the real `openstack baremetal` CLI against an endpoint.
+
+    Each command runs in its own process, forked from one that imported
+    the client already (see `osc_forkserver`); with
+    IRONIC_STEPS_TEST_EXEC_OPENSTACK=1 in the environment, each runs the
+    `openstack` executable instead.
+    """
 
     def __init__(self, endpoint, api_version=None):
         self.endpoint = endpoint
         self.api_version = api_version
 
     def run(self, *args, check=True):
-        command = [os.path.join(BIN, 'openstack'), '--os-auth-type', 'none',
-                   '--os-endpoint', self.endpoint]
+        argv = ['--os-auth-type', 'none', '--os-endpoint', self.endpoint]
         if self.api_version:
-            command += ['--os-baremetal-api-version', self.api_version]
-        result = subprocess.run(command + ['baremetal'] + list(args),
-                                capture_output=True, text=True, timeout=120,
-                                env=dict(os.environ, OS_CLOUD=''))
+            argv += ['--os-baremetal-api-version', self.api_version]
+        argv += ['baremetal'] + list(args)
+        env = dict(os.environ, OS_CLOUD='')
+        if env.get('IRONIC_STEPS_TEST_EXEC_OPENSTACK'):
+            result = subprocess.run([os.path.join(BIN, 'openstack')] + argv,
+                                    capture_output=True, text=True,
+                                    timeout=120, env=env)
+        else:
+            result = _FORK_SERVER.run(argv, env, timeout=120)
         if check and result.returncode != 0:
             raise AssertionError('openstack baremetal %s failed (%d): %s' % (
                 ' '.join(args), result.returncode, result.stderr))

@@ -18,10 +18,15 @@ field that is not masked would show it); :func:`path_is_secret` and
 error message and no log line carries the value of a secret.
 """
 
+import functools
+
 MASK = '******'
 _SECRET_WORDS = ('password', 'secret', 'token', 'key')
+_CONTAINERS = (dict, list)
 
 
+# Every node shown asks again about the same few dozen keys.
+@functools.lru_cache(maxsize=4096)
 def is_secret(key):
     key = str(key).lower()
     return any(word in key for word in _SECRET_WORDS)
@@ -30,10 +35,12 @@ def is_secret(key):
 def mask(value):
     """A copy of ``value`` with every secret replaced by :data:`MASK`."""
     if isinstance(value, dict):
-        return {k: MASK if is_secret(k) else mask(v)
+        return {k: MASK if is_secret(k) else
+                mask(v) if isinstance(v, _CONTAINERS) else v
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [mask(item) for item in value]
+        return [mask(item) if isinstance(item, _CONTAINERS) else item
+                for item in value]
     return value
 
 

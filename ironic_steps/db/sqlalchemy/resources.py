@@ -192,7 +192,14 @@ class ResourceQueries:
         :raises ResourceNotFound:
         :raises ResourceStillUsed: naming the rows that use it.
         """
-        kind = KINDS[kind_name]
+        try:
+            self._destroy_unused(KINDS[kind_name], resource_id)
+        except db_exc.DBReferenceError:
+            # A user arrived between the check and the DELETE (another
+            # transaction, committed meanwhile): the check, again, names it.
+            self._destroy_unused(KINDS[kind_name], resource_id)
+
+    def _destroy_unused(self, kind, resource_id):
         table = kind.table
         with self.writer() as connection:
             row = connection.execute(sa.select(table).where(

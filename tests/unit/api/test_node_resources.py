@@ -1,6 +1,9 @@
 """Chassis, ports, portgroups, volume records and VIFs through the API."""
 
+import threading
+
 from oslo_utils import uuidutils
+import sqlalchemy as sa
 
 from ironic_steps import objects
 from tests.unit.api import base
@@ -248,6 +251,38 @@ class ChassisTest(ResourceApiTestCase):
             {'op': 'replace', 'path': '/uuid',
              'value': uuidutils.generate_uuid()}])
         self.assertError(response, 400, 'uuid')
+
+
+class ChassisDeletionRaceMixin:
+    """For a database whose writers run side by side (not SQLite's):
+    a node joining a chassis while the chassis is being deleted."""
+
+    def test_a_node_joining_during_the_deletion_is_named_not_a_500(self):
+        chassis = self.create('/v1/chassis')
+        joined = []
+
+        def join_before_the_delete(conn, cursor, statement, *args):
+            if statement.startswith('DELETE FROM chassis') and not joined:
+                # Another transaction (on a thread of its own: this one's
+                # would join the deletion's), committed between the
+                # deletion's check and its DELETE.
+                late = objects.Node(self.context, driver='fake-hardware',
+                                    name='late', provision_state='enroll',
+                                    chassis_uuid=chassis['uuid'])
+                creating = threading.Thread(target=late.create)
+                creating.start()
+                creating.join()
+                joined.append(late)
+
+        # (On every engine: the API writes through the facade's writer.)
+        sa.event.listen(sa.engine.Engine, 'before_cursor_execute',
+                        join_before_the_delete)
+        self.addCleanup(sa.event.remove, sa.engine.Engine,
+                        'before_cursor_execute', join_before_the_delete)
+        response = self.delete('/v1/chassis/%s' % chassis['uuid'])
+        self.assertError(response, 400, joined[0].uuid, 'cannot be deleted')
+        self.assertEqual(chassis['uuid'], self.get(
+            '/v1/chassis/%s' % chassis['uuid']).get_json()['uuid'])
 
 
 class VolumeTest(ResourceApiTestCase):

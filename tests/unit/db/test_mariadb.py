@@ -141,7 +141,8 @@ class VifsOnMariaDBTest(test_node_resources.VifTest):
     database = base.MariaDBDatabase
 
 
-class ChassisOnMariaDBTest(test_node_resources.ChassisTest):
+class ChassisOnMariaDBTest(test_node_resources.ChassisDeletionRaceMixin,
+                           test_node_resources.ChassisTest):
     """A chassis in use is refused deletion on MariaDB too."""
 
     database = base.MariaDBDatabase

@@ -92,7 +92,8 @@ class NodeDeletionOnPostgreSQLTest(test_node_resources.NodeDeletionTest):
     database = base.PostgreSQLDatabase
 
 
-class ChassisOnPostgreSQLTest(test_node_resources.ChassisTest):
+class ChassisOnPostgreSQLTest(test_node_resources.ChassisDeletionRaceMixin,
+                              test_node_resources.ChassisTest):
     """A chassis in use is refused deletion on PostgreSQL too."""
 
     database = base.PostgreSQLDatabase

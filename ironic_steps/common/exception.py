@@ -304,6 +304,12 @@ class NoConductorListening(DependencyUnreachable):
 
 # --- step framework: raised by drivers, caught by the conductor -------------
 
+class AllocationAlreadyDecided(Conflict):
+    """A conductor's outcome for an allocation that another conductor
+    (one that took it over) decided first."""
+    _msg_fmt = 'Allocation %(allocation)s is no longer allocating.'
+
+
 class AllocationFailed(IronicStepsException):
     """Why an allocation got no node: what lands in its ``last_error``."""
     _msg_fmt = 'Failed to process allocation %(uuid)s: %(error)s.'

@@ -74,6 +74,9 @@ def _fail(allocation, reason):
     except exception.AllocationNotFound:
         LOG.info('Allocation %s was deleted while it was processed',
                  allocation.uuid)
+    except exception.AllocationAlreadyDecided:
+        LOG.info('Allocation %s was decided by another conductor '
+                 'meanwhile', allocation.uuid)
     except Exception:
         LOG.exception('Could not record the failure of allocation %s',
                       allocation.uuid)
@@ -150,7 +153,12 @@ def allocate(context, allocation, nodes, acquire):
                     allocation.node_id = task.node.id
                     allocation.state = states.ACTIVE
                     allocation.last_error = None
-                    allocation.save()
+                    try:
+                        allocation.save()
+                    except exception.AllocationAlreadyDecided:
+                        LOG.info('Allocation %s was decided by another '
+                                 'conductor meanwhile', allocation.uuid)
+                        return
                     LOG.info('Allocation %s holds node %s', allocation.uuid,
                              task.node.uuid)
                     return

@@ -83,6 +83,9 @@ class ConductorManager:
         self._heart = None
         self._alive_hosts = None
         self._stopping = False
+        #: UUIDs of the allocations this conductor is processing.
+        self._allocations_in_hand = set()
+        self._allocations_lock = threading.Lock()
 
     # --- service life ---------------------------------------------------
 
@@ -113,6 +116,8 @@ class ConductorManager:
              lambda: self._take_over_from_dead_conductors(admin_context)),
             (CONF.conductor.heartbeat_interval,
              lambda: self._free_abandoned_locks(admin_context)),
+            (CONF.conductor.heartbeat_interval,
+             lambda: self._resume_unsettled_allocations(admin_context)),
         ]
         if CONF.conductor.sync_power_state_interval:
             sync = power_sync.PowerStateSync(self._acquire, self._owns)
@@ -416,9 +421,53 @@ class ConductorManager:
             allocation.create(context)
             # The worker changes its own copy: the caller is answered
             # with the allocation as stored, still allocating.
-            worker.submit(allocations.process, context,
-                          allocation.obj_clone(), self._acquire)
+            worker.submit(self._process_allocation, context,
+                          allocation.obj_clone())
         return allocation
+
+    def _process_allocation(self, context, allocation):
+        with self._allocations_lock:
+            self._allocations_in_hand.add(allocation.uuid)
+        try:
+            allocations.process(context, allocation, self._acquire)
+        finally:
+            with self._allocations_lock:
+                self._allocations_in_hand.discard(allocation.uuid)
+
+    def _resume_unsettled_allocations(self, context):
+        """Process again the allocations left ``allocating`` by a
+        conductor that stopped (or restarted) while processing them.
+
+        One is taken for left once it has not changed for
+        ``[conductor] heartbeat_timeout`` (long enough for its conductor
+        to count as dead); the live conductor the hash ring gives its UUID
+        to claims it (a conditional write, so only one does) and processes
+        it from the start.  Should its first conductor still be at it
+        after all, the first outcome written stands (see
+        ``Allocation.save``).
+        """
+        for unsettled in objects.Allocation.list_unsettled(
+                context, registry.cutoff()):
+            with self._allocations_lock:
+                if unsettled.uuid in self._allocations_in_hand:
+                    continue
+            try:
+                if registry.conductor_for(unsettled.uuid, None) != self.host:
+                    continue
+            except exception.NoConductorOnline:
+                return   # our own registration is not read back yet
+            try:
+                with self._reserve_worker() as worker:
+                    if not objects.Allocation.claim(context, unsettled):
+                        continue
+                    LOG.warning('Allocation %s was left allocating by a '
+                                'conductor that stopped; processing it '
+                                'again', unsettled.uuid)
+                    worker.submit(self._process_allocation, context,
+                                  objects.Allocation.get_by_id(
+                                      context, unsettled.id))
+            except exception.NoFreeConductorWorker:
+                return   # the next run takes the rest
 
     @_expected
     def destroy_allocation(self, context, allocation):

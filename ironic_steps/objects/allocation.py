@@ -98,6 +98,21 @@ class Allocation(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
             return {}
         return cls.dbapi.get_allocation_uuids_of_nodes(node_uuids)
 
+    @classmethod
+    def list_unsettled(cls, context, changed_before):
+        """Allocations still ``allocating``, unchanged since before
+        ``changed_before`` (a conductor that processed them may have
+        died): (id, uuid, updated_at) rows, oldest first."""
+        if cls.get_target_version() is None:
+            return []
+        return cls.dbapi.get_unsettled_allocations(changed_before)
+
+    @classmethod
+    def claim(cls, context, unsettled):
+        """Take ``unsettled`` (a row of :meth:`list_unsettled`) to process
+        it again: whether this caller got it (nobody changed it since)."""
+        return cls.dbapi.claim_allocation(unsettled.id, unsettled.updated_at)
+
     # --- writing --------------------------------------------------------
 
     def create(self, context=None):
@@ -118,6 +133,8 @@ class Allocation(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         ``node_id`` associates the node in the same transaction.
 
         :raises AllocationNotFound, AllocationDuplicateName:
+        :raises AllocationAlreadyDecided: a conductor's decision, when
+            another conductor's was written first.
         :raises NodeAssociated: if the node has another instance.
         """
         changes = self.changes_to_save('Allocations',

@@ -16,6 +16,7 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import states
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import paging
 
@@ -129,21 +130,33 @@ class AllocationQueries:
         """Change an allocation; return it.  A ``node_id`` in ``values``
         gives it that node, in the same transaction (see the module).
 
+        A ``state`` in ``values`` is a conductor's outcome: written only
+        while the allocation is still ``allocating``.
+
         :raises AllocationNotFound, AllocationDuplicateName:
+        :raises AllocationAlreadyDecided: for an outcome, when another
+            was written first.
         :raises NodeAssociated: if the node has another instance, or
             another allocation holds it.
         """
         values = dict(values)
         values.pop('node_uuid', None)
         values['updated_at'] = timeutils.utcnow()
+        update = sa.update(_ALLOCATIONS).where(
+            _ALLOCATIONS.c.id == allocation_id)
+        deciding = 'state' in values
+        if deciding:
+            # A conductor's outcome: only once, whoever decides first
+            # (one that took the allocation over may be deciding too).
+            update = update.where(
+                _ALLOCATIONS.c.state == states.ALLOCATING)
         try:
             with self.writer() as connection:
                 allocation = self._get_allocation(connection, 'id',
                                                   allocation_id)
-                connection.execute(
-                    sa.update(_ALLOCATIONS)
-                    .where(_ALLOCATIONS.c.id == allocation_id)
-                    .values(**values))
+                if connection.execute(update.values(**values)).rowcount != 1:
+                    raise exception.AllocationAlreadyDecided(
+                        allocation=allocation['uuid'])
                 if values.get('node_id') is not None:
                     self._associate_node(connection, values['node_id'],
                                          allocation)
@@ -154,6 +167,35 @@ class AllocationQueries:
                 raise exception.NodeAssociated(
                     node=node.uuid, instance=node.instance_uuid) from exc
             raise self._allocation_duplicate(exc, values) from exc
+
+    def get_unsettled_allocations(self, changed_before):
+        """Allocations still ``allocating`` whose last change (or
+        creation) is older than ``changed_before``: (id, uuid, updated_at)
+        rows, oldest first."""
+        last_change = sa.func.coalesce(_ALLOCATIONS.c.updated_at,
+                                       _ALLOCATIONS.c.created_at)
+        with self.read_one() as connection:
+            return connection.execute(
+                sa.select(_ALLOCATIONS.c.id, _ALLOCATIONS.c.uuid,
+                          _ALLOCATIONS.c.updated_at)
+                .where(_ALLOCATIONS.c.state == states.ALLOCATING,
+                       last_change < changed_before)
+                .order_by(last_change)).all()
+
+    def claim_allocation(self, allocation_id, seen_updated_at):
+        """Mark an unsettled allocation as being processed again (its
+        ``updated_at`` now), only if nobody changed it since it was seen
+        with ``seen_updated_at``: whether this caller got it."""
+        unchanged = (_ALLOCATIONS.c.updated_at.is_(None)
+                     if seen_updated_at is None else
+                     _ALLOCATIONS.c.updated_at == seen_updated_at)
+        with self.write_one() as connection:
+            return connection.execute(
+                sa.update(_ALLOCATIONS)
+                .where(_ALLOCATIONS.c.id == allocation_id,
+                       _ALLOCATIONS.c.state == states.ALLOCATING,
+                       unchanged)
+                .values(updated_at=timeutils.utcnow())).rowcount == 1
 
     def _node_row(self, node_id):
         with self.read_one() as connection:

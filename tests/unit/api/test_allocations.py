@@ -4,10 +4,17 @@ The API, a conductor and SQLite, all real: an allocation is processed on
 the conductor's worker, so tests wait for it to leave ``allocating``.
 """
 
+import datetime
 import time
 
 import ddt
+import fixtures
+from oslo_utils import timeutils
+import sqlalchemy as sa
 
+from ironic_steps.conf import CONF
+from ironic_steps.db.sqlalchemy import api as sa_api
+from ironic_steps.db.sqlalchemy import models
 from ironic_steps import objects
 from tests import base as tests_base
 from tests.unit.api import base
@@ -69,6 +76,29 @@ class AllocationApiTest(base.ApiTestCase):
         self.assertEqual(created['uuid'], shown['instance_uuid'])
         self.assertEqual(created['uuid'], self.get(
             '/v1/nodes/%s/allocation' % node.uuid).get_json()['uuid'])
+
+    def test_one_its_conductor_left_allocating_is_processed_again(self):
+        node = self.available('gold-1')
+        # Stored by a conductor that died before its worker ran: nobody
+        # processes it, and it stays allocating
+        left = objects.Allocation(self.context, resource_class='gold',
+                                  state='allocating')
+        left.create()
+        self.manager._resume_unsettled_allocations(self.context)
+        self.assertEqual('allocating', self.get(
+            '/v1/allocations/%s' % left.uuid).get_json()['state'])
+        # Once it has not changed for as long as it takes to judge a
+        # conductor dead, the live conductor (the ring's) takes it over
+        stored_long_ago = timeutils.utcnow() - datetime.timedelta(
+            seconds=CONF.conductor.heartbeat_timeout + 1)
+        with sa_api.get_engine().begin() as connection:
+            connection.execute(sa.update(models.Allocation.__table__).values(
+                created_at=stored_long_ago, updated_at=None))
+        logs = self.useFixture(fixtures.FakeLogger())
+        self.manager._resume_unsettled_allocations(self.context)
+        self.assertEqual(node.uuid, self.settled(left.uuid)['node_uuid'])
+        self.assertIn('Allocation %s was left allocating' % left.uuid,
+                      logs.output)
 
     def test_nothing_matching_fails_it_naming_the_resource_class(self):
         self.available('gold-1')

@@ -5,6 +5,10 @@ instance, and deleting the allocation releases the node.
 Its fingerprint is recorded with the others in test_node.py.
 """
 
+import datetime
+
+from oslo_utils import timeutils
+
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps import objects
@@ -60,6 +64,47 @@ class AllocationTest(base.TestCase):
         self.new(name='web-1')
         self.assertRaises(exception.AllocationDuplicateName, self.new,
                           name='web-1')
+
+    def test_an_outcome_is_written_once_whoever_decides_second(self):
+        first = self.new()
+        second = objects.Allocation.get_by_uuid(self.context, first.uuid)
+        other = self.create_node(name='node-2', resource_class='gold')
+        self.give_node(first)
+        # A conductor that took the allocation over, deciding late
+        second.node_id = other.id
+        second.state = states.ACTIVE
+        self.assertRaises(exception.AllocationAlreadyDecided, second.save)
+        second.node_id = None
+        second.state = states.ERROR
+        second.last_error = 'no node'
+        self.assertRaises(exception.AllocationAlreadyDecided, second.save)
+        # The first outcome stands, and the other node was not touched
+        stored = objects.Allocation.get_by_uuid(self.context, first.uuid)
+        self.assertEqual((states.ACTIVE, self.node.uuid, None),
+                         (stored.state, stored.node_uuid, stored.last_error))
+        self.assertIsNone(objects.Node.get(self.context,
+                                           other.uuid).instance_uuid)
+
+    def test_an_unsettled_allocation_is_listed_and_claimed_once(self):
+        allocation = self.new()
+        self.new(name='decided')
+        self.give_node(objects.Allocation.get_by_name(self.context,
+                                                      'decided'))
+        just_before = allocation.created_at.replace(
+            tzinfo=None) - datetime.timedelta(seconds=1)
+        self.assertEqual([], objects.Allocation.list_unsettled(
+            self.context, just_before))
+        later = timeutils.utcnow() + datetime.timedelta(seconds=1)
+        unsettled, = objects.Allocation.list_unsettled(self.context, later)
+        self.assertEqual(allocation.uuid, unsettled.uuid)
+        # Two conductors claim it from the same reading: one gets it
+        self.assertEqual([True, False], [
+            objects.Allocation.claim(self.context, unsettled)
+            for _ in range(2)])
+        # Claimed, it is fresh again
+        self.assertEqual([], objects.Allocation.list_unsettled(
+            self.context, timeutils.utcnow() - datetime.timedelta(
+                seconds=1)))
 
     def test_deleting_it_releases_the_node(self):
         allocation = self.new()

@@ -318,6 +318,9 @@ def resume_lab(endpoint, name):
     openstack(endpoint, 'node', 'step', 'preview', name, '-c', 'resume')
     openstack(endpoint, 'node', 'deploy', 'resume', name)
     watch(endpoint, [name])
+    print('\nWhat ran on %s, each step with its duration: the failed '
+          'attempt, then the resumed one from the failed step on:' % name)
+    openstack(endpoint, 'node', 'step', 'history', name, '--flow', 'deploy')
 
 
 def redfish_lab(endpoint, names, emulator):

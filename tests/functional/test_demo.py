@@ -40,6 +40,17 @@ class DemoTest(testtools.TestCase):
         self.assertIn('from step 4, boot.prepare_instance_boot', out)
         self.assertIn('$ openstack baremetal node deploy resume demo-2', out)
         self.assertRegex(out, r'demo-2\s+active')
+        # Then its history: the steps before the failed one ran once, the
+        # failed step failed with its error then succeeded, each with its
+        # duration (the step delay).
+        history = out.split('$ openstack baremetal node step history demo-2 '
+                            '--flow deploy', 1)[1].split('$ ', 1)[0]
+        self.assertEqual(1, history.count('| deploy.write_image '))
+        self.assertRegex(history, r'\| boot\.prepare_instance_boot +\| '
+                         r'deploy +\| failed +\| \S+ +\| +1\.\d+ \| Deploy '
+                         r'step boot\.prepare_instance_boot failed')
+        self.assertRegex(history, r'\| boot\.prepare_instance_boot +\| '
+                         r'deploy +\| success +\| \S+ +\| +1\.\d+ \| None')
         # It ended with `openstack baremetal node show` and stopped.
         self.assertIn('$ openstack baremetal node show demo-1', out)
         self.assertIn('| deploy_step ', out)

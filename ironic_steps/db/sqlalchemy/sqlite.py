@@ -80,13 +80,19 @@ def one_statement(engine):
     own.  A second statement in the block would not share a snapshot with
     the first on SQLite: use a transaction for that.
     """
+    if engine.dialect.name != 'sqlite':
+        with engine.connect() as connection:
+            yield connection
+            connection.commit()
+        return
     with engine.connect() as connection:
-        if engine.dialect.name == 'sqlite':
-            connection.info[_OSLO_DB_IN_TRANSACTION] = True
+        connection.info[_OSLO_DB_IN_TRANSACTION] = True
         try:
             yield connection
             connection.commit()
         finally:
+            # (Only here: reading ``info`` of a connection the server
+            # closed raises, and would hide why it was closed.)
             connection.info.pop(_OSLO_DB_IN_TRANSACTION, None)
 
 

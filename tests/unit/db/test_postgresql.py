@@ -1,5 +1,8 @@
 """The same behaviour on PostgreSQL, the distributed mode's database."""
 
+import sqlalchemy as sa
+
+from ironic_steps import objects
 from tests import base
 from tests.unit.api import test_node_resources
 from tests.unit.api import test_strict_input
@@ -111,3 +114,35 @@ class StepHistoryOnPostgreSQLTest(test_step_history.StepHistoryTest):
     table, cascades with the node."""
 
     database = base.PostgreSQLDatabase
+
+
+class ClosedConnectionsOnPostgreSQLTest(base.TestCase):
+    """A connection the server closes under a statement (a restart, a
+    failover) fails that statement with a lost connection, which a node
+    write retries on a new connection: a conductor's flow goes on."""
+
+    database = base.PostgreSQLDatabase
+
+    def test_a_node_write_whose_connection_is_closed_is_retried(self):
+        node = self.create_node(name='n1')
+        admin = sa.create_engine(self.db.url, poolclass=sa.pool.NullPool)
+        self.addCleanup(admin.dispose)
+        closed = []
+
+        def close_under_the_update(conn, cursor, statement, *args):
+            if statement.startswith('UPDATE nodes') and not closed:
+                pid = conn.connection.dbapi_connection.get_backend_pid()
+                with admin.connect() as other:
+                    closed.append(other.execute(sa.text(
+                        'SELECT pg_terminate_backend(:pid)'),
+                        {'pid': pid}).scalar())
+
+        sa.event.listen(sa.engine.Engine, 'before_cursor_execute',
+                        close_under_the_update)
+        self.addCleanup(sa.event.remove, sa.engine.Engine,
+                        'before_cursor_execute', close_under_the_update)
+        node.description = 'written after'
+        node.save()
+        self.assertEqual([True], closed)
+        self.assertEqual('written after',
+                         objects.Node.get(self.context, 'n1').description)

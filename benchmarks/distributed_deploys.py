@@ -33,6 +33,7 @@ import concurrent.futures
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -88,6 +89,20 @@ class Cluster:
             'GET', '/v1/nodes?fields=uuid,provision_state,reservation')
         return {node['uuid']: (node['provision_state'], node['reservation'])
                 for node in answer['nodes']}
+
+    def failures(self, node_uuids):
+        """{why: how many} of the nodes that failed (their last_error,
+        node UUIDs and times taken out, so alike reasons count as one)."""
+        _, answer = self.api.request(
+            'GET', '/v1/nodes?fields=uuid,provision_state,last_error')
+        reasons = {}
+        wanted = set(node_uuids)
+        for node in answer['nodes']:
+            if node['uuid'] in wanted and node['provision_state'] != 'active':
+                why = re.sub(r'[0-9a-f-]{36}|\d[\d.:T-]*', '#',
+                             node['last_error'] or 'none')
+                reasons[why] = reasons.get(why, 0) + 1
+        return reasons
 
     def stop(self):
         self.services.cleanUp()
@@ -205,7 +220,8 @@ def run_fault(args, database, broker, fault, run):
         return {'mode': 'faults', 'fault': fault, 'nodes': args.nodes,
                 'outage_s': round(fault_ended - started, 2),
                 'settled_after_s': round(settled_at - fault_ended, 2),
-                'outcomes': outcomes}
+                'outcomes': outcomes,
+                'failures': cluster.failures(node_uuids)}
     finally:
         cluster.stop()
 

@@ -177,7 +177,7 @@ class Resource:
         marker = pagination.marker_item(
             page, lambda uuid: self.object_class.get_by_uuid(context, uuid),
             self.what)
-        items = self.object_class.list(
+        items = self.object_class.list_rows(
             context, filters=filters, limit=page.limit, marker=marker,
             sort_key=page.sort_key, sort_dir=page.sort_dir)
         base = responses.public_url()

@@ -65,9 +65,18 @@ class StoredResource(base.IronicStepsObject,
         """A page of records matching ``filters`` (field -> value), after
         ``marker`` (a record) in sort order."""
         return [cls._from_db_object(context, row)
-                for row in cls.dbapi.list_resources(
-                    cls.KIND, filters, limit=limit, marker=marker,
-                    sort_key=sort_key, sort_dir=sort_dir)]
+                for row in cls.list_rows(context, filters, limit, marker,
+                                         sort_key, sort_dir)]
+
+    @classmethod
+    def list_rows(cls, context, filters=None, limit=None, marker=None,
+                  sort_key='id', sort_dir='asc'):
+        """The page :meth:`list` reads, as read-only rows (one attribute
+        per field): for showing, where an object per record would cost
+        several times the row."""
+        return cls.dbapi.list_resources(
+            cls.KIND, filters, limit=limit, marker=marker,
+            sort_key=sort_key, sort_dir=sort_dir)
 
     def create(self, context=None):
         """Store the record (a UUID is made if it has none).

@@ -70,16 +70,25 @@ def _fail(allocation, reason):
     allocation.state = states.ERROR
     allocation.last_error = reason
     try:
-        allocation.save()
+        _decide(allocation)
     except exception.AllocationNotFound:
         LOG.info('Allocation %s was deleted while it was processed',
                  allocation.uuid)
-    except exception.AllocationAlreadyDecided:
-        LOG.info('Allocation %s was decided by another conductor '
-                 'meanwhile', allocation.uuid)
     except Exception:
         LOG.exception('Could not record the failure of allocation %s',
                       allocation.uuid)
+
+
+def _decide(allocation):
+    """Save this conductor's outcome for ``allocation``: False if another
+    conductor (one that took it over) decided first, which stands."""
+    try:
+        allocation.save()
+    except exception.AllocationAlreadyDecided:
+        LOG.info('Allocation %s was decided by another conductor meanwhile',
+                 allocation.uuid)
+        return False
+    return True
 
 
 def _has_traits(node, traits):
@@ -153,14 +162,9 @@ def allocate(context, allocation, nodes, acquire):
                     allocation.node_id = task.node.id
                     allocation.state = states.ACTIVE
                     allocation.last_error = None
-                    try:
-                        allocation.save()
-                    except exception.AllocationAlreadyDecided:
-                        LOG.info('Allocation %s was decided by another '
-                                 'conductor meanwhile', allocation.uuid)
-                        return
-                    LOG.info('Allocation %s holds node %s', allocation.uuid,
-                             task.node.uuid)
+                    if _decide(allocation):
+                        LOG.info('Allocation %s holds node %s',
+                                 allocation.uuid, task.node.uuid)
                     return
             except exception.NodeLocked:
                 locked.append(node)

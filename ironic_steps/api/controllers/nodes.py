@@ -62,10 +62,9 @@ def _compute(nodes, fields):
     allocation_of = None
     if 'allocation_uuid' in (fields or node_view.visible_fields(
             flask.g.version)):
-        if all(hasattr(node, 'allocation_uuid') for node in nodes):
-            # Read with the rows (a node shown with its traits).
-            read = {node.uuid: node.allocation_uuid for node in nodes}
-            allocation_of = read.get
+        if len(nodes) == 1 and hasattr(nodes[0], 'allocation_uuid'):
+            # Read with the node's row (a node shown with its traits).
+            allocation_of = {nodes[0].uuid: nodes[0].allocation_uuid}.get
         else:
             allocation_of = objects.Allocation.uuids_of_nodes(
                 flask.g.context, [node.uuid for node in nodes]).get

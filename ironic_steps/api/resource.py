@@ -31,6 +31,7 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
+from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
@@ -246,11 +247,12 @@ class Resource:
         """Serve this resource on ``blueprint`` (whose prefix is /v1)."""
         name = self.path.replace('/', '_')
         top = '/' + self.path
-        blueprint.add_url_rule(top, name + '_list', methods=['GET'],
-                               view_func=lambda: self.list(False))
-        blueprint.add_url_rule(top + '/detail', name + '_detail',
-                               methods=['GET'],
-                               view_func=lambda: self.list(True))
+        blueprint.add_url_rule(
+            top, name + '_list', methods=['GET'],
+            view_func=lanes.reads_pages(lambda: self.list(False)))
+        blueprint.add_url_rule(
+            top + '/detail', name + '_detail', methods=['GET'],
+            view_func=lanes.reads_pages(lambda: self.list(True)))
         blueprint.add_url_rule(top, name + '_create', methods=['POST'],
                                view_func=self.create)
         item = top + '/<ident>'
@@ -267,6 +269,7 @@ class Resource:
         under = '/%s/<parent_ident>/%s' % (parent.path, self.path)
         endpoint = '%s_of_%s' % (name, parent.path.replace('/', '_'))
 
+        # Not on the lane: one node's (one group's) records are few.
         def listing(parent_ident, detail=False):
             return self.list(detail, parent, parent_ident)
 

@@ -14,8 +14,11 @@
    a whole request (head and body) is there, within its limits.
 2. **A whole request runs on a request thread.**  With ``threads=1`` (the
    all-in-one service) that is the I/O thread itself: no hand-over between
-   threads, which on a busy interpreter costs more than the request.  With
-   more, a pool of that many threads runs requests, for an API whose
+   threads, which on a busy interpreter costs more than the request.  The
+   requests ``long_requests(method, path)`` picks (pages of records: see
+   :mod:`lanes`) run instead on a lane thread of their own, one after
+   another, so the short ones never queue behind them.  With more
+   threads, a pool of that many runs every request, for an API whose
    requests wait on conductors.  Either way the response is sent without
    blocking; whatever the client does not take at once is sent by the I/O
    thread as the client reads it.
@@ -146,8 +149,10 @@ class Server:
 
     def __init__(self, application, host, port, threads=1, timeout=10,
                  max_body=1024 * 1024, max_connections=None, backlog=None,
-                 retry_after=5):
+                 retry_after=5, long_requests=None):
         self.application = application
+        #: With one thread only: what runs on the lane (see the module).
+        self.long_requests = long_requests if threads == 1 else None
         self.host = host
         self.requested_port = port
         self.threads = threads
@@ -169,6 +174,7 @@ class Server:
         self._date = _DateHeader()
         self._pool = []
         self._queue = None
+        self._lane = None
         self._done = collections.deque()
         self._wake_r = self._wake_w = None
 
@@ -202,17 +208,16 @@ class Server:
         """Serve until :meth:`stop`; run it on a thread of its own."""
         if self.threads > 1:
             self._queue = queue.SimpleQueue()
-            self._pool = [threading.Thread(target=self._work, daemon=True,
-                                           name='api-request-%d' % number)
-                          for number in range(self.threads)]
-            for thread in self._pool:
-                thread.start()
+            self._start_threads(self._queue, self.threads, 'api-request')
+        elif self.long_requests is not None:
+            self._lane = queue.SimpleQueue()
+            self._start_threads(self._lane, 1, 'api-lane')
         try:
             self._loop()
         finally:
-            for _ in self._pool:
-                self._queue.put(None)
-            for thread in self._pool:
+            for thread, jobs in self._pool:
+                jobs.put(None)
+            for thread, _ in self._pool:
                 thread.join()
             for conn in list(self._connections.values()):
                 self._close(conn)
@@ -220,6 +225,14 @@ class Server:
             self._wake_r.close()
             self._wake_w.close()
             self._stopped.set()
+
+    def _start_threads(self, jobs, count, name):
+        for number in range(count):
+            thread = threading.Thread(target=self._work, args=(jobs,),
+                                      daemon=True, name='%s-%d' % (name,
+                                                                   number))
+            self._pool.append((thread, jobs))
+            thread.start()
 
     def stop(self, timeout=30):
         """Stop accepting; let running requests finish; close everything."""
@@ -421,12 +434,20 @@ class Server:
                 return
             conn.state = _RUNNING
             conn.since = time.monotonic()
-            if self._queue is not None:
+            jobs = self._queue
+            if jobs is None and self._lane is not None and self._is_long(
+                    request):
+                jobs = self._lane
+            if jobs is not None:
                 self._watch(conn, 0)
-                self._queue.put((conn, request))
+                jobs.put((conn, request))
                 return
             self._run(conn, request)
             self._after_run(conn, advance=False)
+
+    def _is_long(self, request):
+        return self.long_requests(request.method,
+                                  request.target.partition('?')[0])
 
     def _handed_back(self):
         try:
@@ -546,9 +567,9 @@ class Server:
 
     # --- running a request --------------------------------------------------
 
-    def _work(self):
+    def _work(self, jobs):
         while True:
-            item = self._queue.get()
+            item = jobs.get()
             if item is None:
                 return
             conn, request = item
@@ -642,7 +663,7 @@ class Server:
             'wsgi.input': io.BytesIO(request.body),
             'wsgi.input_terminated': True,
             'wsgi.errors': sys.stderr,
-            'wsgi.multithread': self.threads > 1,
+            'wsgi.multithread': self.threads > 1 or self._lane is not None,
             'wsgi.multiprocess': False,
             'wsgi.run_once': False,
         }

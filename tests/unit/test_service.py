@@ -4,6 +4,7 @@ import http.client
 import json
 import os
 import socket
+import sys
 import time
 
 import ddt
@@ -105,6 +106,22 @@ class AllInOneApiTest(base.TestCase):
     def test_the_configured_number_of_threads_is_used(self):
         self.config(api_workers=3, group='api')
         self.assertEqual(3, self.start_service().server.threads)
+
+    def test_lists_across_the_deployment_run_on_the_lane(self):
+        self.addCleanup(sys.setswitchinterval, sys.getswitchinterval())
+        server = self.start_service().server
+        is_long = server.long_requests
+        self.assertTrue(is_long('GET', '/v1/ports'))
+        self.assertTrue(is_long('GET', '/v1/nodes/detail'))
+        self.assertFalse(is_long('GET', '/v1/nodes/some-node'))
+        self.assertFalse(is_long('GET', '/v1/nodes/some-node/ports'))
+        self.assertFalse(is_long('POST', '/v1/nodes'))
+        # So that the I/O thread gets the interpreter back quickly.
+        self.assertEqual(0.001, sys.getswitchinterval())
+
+    def test_with_a_pool_there_is_no_lane(self):
+        self.config(api_workers=3, group='api')
+        self.assertIsNone(self.start_service().server.long_requests)
 
     def test_the_server_gets_the_configured_limits(self):
         self.config(client_timeout=7, max_json_body_size=64,

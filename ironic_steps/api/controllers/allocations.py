@@ -23,6 +23,7 @@ from ironic_steps.api import allocation_schema
 from ironic_steps.api import allocation_view
 from ironic_steps.api import body
 from ironic_steps.api import identifiers
+from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
@@ -111,6 +112,7 @@ def _filters(context, args, version):
 
 
 @blueprint.get('')
+@lanes.reads_pages
 def list_allocations():
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:allocation:list', context)

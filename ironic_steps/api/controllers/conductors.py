@@ -9,6 +9,7 @@ endpoints do not exist (404, as in Ironic).
 import flask
 
 from ironic_steps.api import conductor_view
+from ironic_steps.api import lanes
 from ironic_steps.api import pagination
 from ironic_steps.api import policy
 from ironic_steps.api import query
@@ -36,6 +37,7 @@ def _compute():
 
 
 @blueprint.get('')
+@lanes.reads_pages
 def list_conductors():
     context, version = flask.g.context, flask.g.version
     args = flask.request.args

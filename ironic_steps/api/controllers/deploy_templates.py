@@ -16,6 +16,7 @@ import flask
 
 from ironic_steps.api import body
 from ironic_steps.api import identifiers
+from ironic_steps.api import lanes
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
 from ironic_steps.api import policy
@@ -76,11 +77,13 @@ def _list(detail_path):
 
 
 @blueprint.get('')
+@lanes.reads_pages
 def list_templates():
     return _list(detail_path=False)
 
 
 @blueprint.get('/detail')
+@lanes.reads_pages
 def list_templates_detail():
     return _list(detail_path=True)
 

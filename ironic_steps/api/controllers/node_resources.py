@@ -21,6 +21,7 @@ Everything here is 404 while the services are pinned to a release before
 import flask
 
 from ironic_steps.api import body
+from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_resources
 from ironic_steps.api import policy
@@ -54,6 +55,7 @@ def _check_release(needed=versions.MIN_VERSION):
 
 @blueprint.get('/chassis/<ident>/nodes', defaults={'detail': False})
 @blueprint.get('/chassis/<ident>/nodes/detail', defaults={'detail': True})
+@lanes.reads_pages
 def chassis_nodes(ident, detail):
     _check_release()
     policy.authorize('baremetal:chassis:get', flask.g.context)

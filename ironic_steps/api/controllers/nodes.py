@@ -15,6 +15,7 @@ from oslo_utils import uuidutils
 
 from ironic_steps.api import body
 from ironic_steps.api import errors
+from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_patch
 from ironic_steps.api import node_schema
@@ -149,11 +150,13 @@ def list_page(detail_path, chassis_uuid=None):
 
 
 @blueprint.get('')
+@lanes.reads_pages
 def list_nodes():
     return list_page(detail_path=False)
 
 
 @blueprint.get('/detail')
+@lanes.reads_pages
 def list_nodes_detail():
     return list_page(detail_path=True)
 

@@ -19,6 +19,7 @@ import ddt
 import testtools
 
 from ironic_steps.api import http_request
+from ironic_steps.api import lanes
 from ironic_steps.api import server
 from tests import burst
 from tests.unit.api import base
@@ -35,6 +36,8 @@ def status_of(data):
 class ServedMixin:
     threads = 1
     timeout = 2
+    #: Whether pages of records run on the lane, as in the service.
+    lane = False
 
     def setUp(self):
         super().setUp()
@@ -44,6 +47,8 @@ class ServedMixin:
         kwargs.setdefault('threads', self.threads)
         kwargs.setdefault('timeout', self.timeout)
         kwargs.setdefault('max_body', 64 * 1024)
+        if self.lane:
+            kwargs.setdefault('long_requests', lanes.matcher(self.app))
         served = server.Server(application, '127.0.0.1', 0, **kwargs)
         served.prepare()
         thread = threading.Thread(target=served.serve, daemon=True)
@@ -245,10 +250,87 @@ class HostileClientsOnTheIOThreadTest(HostileClientsTestBase,
     """The all-in-one default: requests run on the I/O thread."""
 
 
+class HostileClientsWithALaneTest(HostileClientsTestBase,
+                                  base.ApiTestCase):
+    """The all-in-one as served: lists (these clients' GETs) on the lane."""
+
+    lane = True
+
+
 class HostileClientsWithAPoolTest(HostileClientsTestBase, base.ApiTestCase):
     """ironic-steps-api's default: a pool of four request threads."""
 
     threads = 4
+
+
+class LaneTest(ServedMixin, base.ApiTestCase):
+    """A page of records runs on the lane: short requests pass it by."""
+
+    lane = True
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.api_create(name='short')['uuid']
+        self.page_started = threading.Event()
+        self.page_may_end = threading.Event()
+        self.addCleanup(self.page_may_end.set)
+
+    def gated(self, environ, start_response):
+        """The application, with every port list held until released: a
+        page that takes as long as the test wants."""
+        if environ['PATH_INFO'] == '/v1/ports':
+            self.page_started.set()
+            self.page_may_end.wait(20)
+        return self.app(environ, start_response)
+
+    def start_page(self, served):
+        sock = self.connect(served)
+        sock.sendall(b'GET /v1/ports HTTP/1.1\r\nConnection: close\r\n\r\n')
+        self.assertTrue(self.page_started.wait(10))
+        return sock
+
+    def node_get(self, served, timeout):
+        connection = http.client.HTTPConnection('127.0.0.1', served.port,
+                                                timeout=timeout)
+        self.addCleanup(connection.close)
+        connection.request('GET', '/v1/nodes/' + self.node,
+                           headers={'X-OpenStack-Ironic-API-Version': '1.5'})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+
+    def test_a_node_get_is_answered_while_a_page_runs(self):
+        served = self.serve(self.gated)
+        page = self.start_page(served)
+        status, node = self.node_get(served, timeout=10)
+        self.assertEqual((200, 'short'), (status, node['name']))
+        self.assertFalse(self.page_may_end.is_set())
+        self.page_may_end.set()
+        answer = self.read_until_closed(page)
+        self.assertEqual(200, status_of(answer))
+        self.assertIn(b'"ports": []', answer)
+
+    def test_without_the_lane_the_node_get_waits_for_the_page(self):
+        # What the lane is for: the same exchange on the I/O thread alone.
+        served = self.serve(self.gated, long_requests=None)
+        self.start_page(served)
+        self.assertRaises(socket.timeout, self.node_get, served, timeout=1)
+
+    def test_a_connections_requests_are_answered_in_order_across_lanes(
+            self):
+        self.page_may_end.set()
+        served = self.serve(self.gated)
+        sock = self.connect(served)
+        sock.sendall(b'GET /v1/ports HTTP/1.1\r\n\r\n'
+                     + ('GET /v1/nodes/%s HTTP/1.1\r\n'
+                        'X-OpenStack-Ironic-API-Version: 1.5\r\n\r\n'
+                        % self.node).encode()
+                     + b'GET /v1/ports/detail HTTP/1.1\r\n'
+                     b'Connection: close\r\n\r\n')
+        answer = self.read_until_closed(sock)
+        self.assertEqual(3, answer.count(b'HTTP/1.1 200 OK'))
+        self.assertLess(answer.index(b'"ports"'), answer.index(b'"short"'))
+        self.assertLess(answer.index(b'"short"'),
+                        answer.rindex(b'"ports"'))
 
 
 @ddt.ddt

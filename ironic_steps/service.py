@@ -44,14 +44,20 @@ _log_registered = False
 _SWITCH_INTERVAL = 0.001
 
 
-def prepare_service(argv):
-    """Parse the command line and config files, then set up logging."""
+def prepare_service(argv, before_logging=None):
+    """Parse the command line and config files, then set up logging.
+
+    :param before_logging: called once the configuration is read, before
+        logging starts (to set where it goes, from the configuration).
+    """
     global _log_registered
     if not _log_registered:
         log.register_options(CONF)
         _log_registered = True
     CONF(argv[1:], project='ironic-steps',
          version=version.version_info.version_string())
+    if before_logging is not None:
+        before_logging()
     log.setup(CONF, 'ironic-steps')
     safe_log.install()
     check_config()
@@ -149,12 +155,14 @@ class Service:
     ``api``: the REST API on :mod:`ironic_steps.api.server`;
     ``conductor``: a conductor manager, reached in-process
     (``rpc_transport = none``) or through an oslo.messaging server
-    (``oslo``).
+    (``oslo``); ``read_only``: if given, the API refuses every write (403)
+    with this reason (:mod:`ironic_steps.api.read_only`).
     """
 
-    def __init__(self, api=True, conductor=True):
+    def __init__(self, api=True, conductor=True, read_only=None):
         self.run_api = api
         self.run_conductor = conductor
+        self.read_only = read_only
         self.manager = None
         self.server = None
         self.rpc_server = None
@@ -195,9 +203,13 @@ class Service:
         from ironic_steps.api import server
         check_exposure(CONF.api.host_ip)
         application = app.create_app()
+        long_requests = lanes.matcher(application)
+        if self.read_only is not None:
+            from ironic_steps.api import read_only
+            application = read_only.ReadOnly(application, self.read_only)
         self.server = server.Server(
             application, CONF.api.host_ip, CONF.api.port,
-            long_requests=lanes.matcher(application),
+            long_requests=long_requests,
             threads=self._api_threads(), timeout=CONF.api.client_timeout,
             max_body=body.max_size(),
             max_connections=CONF.api.max_connections,

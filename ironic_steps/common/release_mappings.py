@@ -78,6 +78,18 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
+    # Ephemeral runs: ironic-steps run INVENTORY deploys with a service
+    # that lives as long as the run and keeps its evidence; ironic-steps
+    # inspect serves it read-only.  Nothing a service sends changes.
+    ('0.7', {
+        'api': '1.69',
+        'rpc': '1.3',
+        'objects': {'Node': ['1.3'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -181,20 +181,22 @@ def _time(value):
 
 
 def _step(entry):
+    duration = (entry.finished_at - entry.started_at).total_seconds()
     return {'flow': entry.flow, 'flow_run': entry.flow_run,
             'step': '%s.%s' % (entry.interface, entry.step),
             'priority': entry.priority,
             'args': masking.mask(entry.args or {}),
             'started_at': _time(entry.started_at),
             'finished_at': _time(entry.finished_at),
-            'duration': round(entry.duration, 3),
+            'duration': round(duration, 3),
             'outcome': entry.outcome, 'error': entry.error}
 
 
-def node_report(context, row):
+def node_report(row, history):
+    """``row``: the node (:data:`_NODE_FIELDS`); ``history``: its step
+    history, oldest first."""
     progress = (row.driver_internal_info or {}).get(base.PROGRESS_KEY)
-    steps = [_step(entry) for entry in objects.NodeStepHistory.list_by_node(
-        context, row.id)]
+    steps = [_step(entry) for entry in history]
     return {'name': row.name, 'uuid': row.uuid, 'driver': row.driver,
             'provision_state': row.provision_state,
             'target_provision_state': row.target_provision_state,
@@ -214,7 +216,8 @@ def build_report(context, meta, order=None):
     if order:
         rank = {name: number for number, name in enumerate(order)}
         rows.sort(key=lambda row: rank.get(row.name, len(rank)))
-    nodes = [node_report(context, row) for row in rows]
+    history = objects.NodeStepHistory.rows_by_node(context)
+    nodes = [node_report(row, history.get(row.id, ())) for row in rows]
     counts = {}
     for node in nodes:
         counts[node['provision_state']] = counts.get(

@@ -21,7 +21,8 @@ DEPLOYING = ('deploying', 'wait call-back')
 
 
 def _step(row):
-    progress = (row.driver_internal_info or {}).get(base.PROGRESS_KEY)
+    progress = (getattr(row, 'driver_internal_info', None) or {}).get(
+        base.PROGRESS_KEY)
     if not progress or progress.get('number') is None:
         return ''
     return '%s/%s %s' % (progress['number'], progress.get('total', '?'),

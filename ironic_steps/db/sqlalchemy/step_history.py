@@ -56,6 +56,13 @@ class StepHistoryQueries:
         with self.read_one() as connection:
             return connection.execute(query.order_by(_HISTORY.c.id)).all()
 
+    def get_every_step_history(self):
+        """Every step run of every node, by node, oldest first: one query
+        (a run's report reads them all)."""
+        with self.read_one() as connection:
+            return connection.execute(sa.select(_HISTORY).order_by(
+                _HISTORY.c.node_id, _HISTORY.c.id)).all()
+
     def trim_step_history(self, node_id, keep):
         """Drop a node's step runs beyond its ``keep`` newest: one DELETE.
 

@@ -59,6 +59,18 @@ class StepHistoryTest(base.TestCase):
                          (second.outcome, second.flow_run, second.priority))
         self.assertIn('boom', second.error)
 
+    def test_every_nodes_entries_are_read_in_one_go_by_node(self):
+        other = self.create_node(name='node-2')
+        self.record('partition')
+        self.record('write_image', node=other, args={'image_url': 'x'})
+        self.record('boot')
+        rows = NodeStepHistory.rows_by_node(self.context)
+        self.assertEqual({self.node.id: ['partition', 'boot'],
+                          other.id: ['write_image']},
+                         {node_id: [row.step for row in entries]
+                          for node_id, entries in rows.items()})
+        self.assertEqual({'image_url': 'x'}, rows[other.id][0].args)
+
     def test_reading_filters_by_flow_and_flow_run(self):
         run = uuidutils.generate_uuid()
         self.record('erase_devices_metadata', flow='clean')

@@ -65,6 +65,8 @@ _NEXT_ACTION = {'enroll': 'manage', 'manageable': 'provide',
 #: Refusals that only mean "not now": the action is tried again.
 _RETRY_STATUSES = (409, 503)
 _POLL_INTERVAL = 0.5
+#: Node fields a resume brings in line with the run's inventory.
+_EDITABLE = ('driver_info', 'properties', 'instance_info')
 _ROW_FIELDS = ('uuid', 'name', 'provision_state', 'last_error',
                'provision_updated_at')
 
@@ -263,7 +265,7 @@ class Run:
         :returns: whether the API took every one.
         """
         known = {row.name: row for row in objects.Node.list_fields(
-            self._context, ('uuid', 'name'))}
+            self._context, ('uuid', 'name', 'provision_state') + _EDITABLE)}
         problems = []
         if not self.resume:
             for template in self.inventory.deploy_templates:
@@ -278,6 +280,8 @@ class Run:
         for number, node in enumerate(self.nodes, 1):
             if node.name in known:
                 node.uuid = known[node.name].uuid
+                problems.extend(self._apply_edits(number, node,
+                                                  known[node.name]))
             else:
                 missing.append((number, node))
         pool = futurist.ThreadPoolExecutor(self.concurrency)
@@ -293,6 +297,29 @@ class Run:
             self.say('The API refused the inventory: nothing was '
                      'provisioned.')
         return not problems
+
+    def _apply_edits(self, number, node, row):
+        """On a resume, the fields of an enrolled node not active yet as
+        the run directory's inventory has them now: how a node is fixed
+        before its failed deploy resumes.  Problems, as :meth:`_create`'s.
+        """
+        if row.provision_state == states.ACTIVE:
+            return []   # done: what its deploy wrote stays as it is
+        wanted = node.spec.create_body()
+        patch = [{'op': 'replace', 'path': '/' + field,
+                  'value': wanted[field]}
+                 for field in _EDITABLE
+                 if wanted[field] != (getattr(row, field) or {})]
+        if not patch:
+            return []
+        try:
+            self.client.request('PATCH', '/v1/nodes/%s' % node.uuid, patch)
+        except api_client.APIError as exc:
+            return ['%s: node %s (#%d): the API refused the change: %s' % (
+                self.inventory.path, node.name, number, exc.message)]
+        LOG.info('Node %s changed as the inventory now says: %s', node.name,
+                 ', '.join(change['path'][1:] for change in patch))
+        return []
 
     def _create(self, number, node):
         where = '%s: node %s (#%d)' % (self.inventory.path, node.name,

@@ -20,6 +20,7 @@ import yaml
 from ironic_steps.ephemeral import evidence
 from tests.functional import fixtures as functional
 from tests import postgresql
+from tests.redfish_emulator.fixture import RedfishEmulator
 
 IRONIC_STEPS = os.path.join(functional.BIN, 'ironic-steps')
 TEMPLATE = 'CUSTOM_BIOS_TUNED'
@@ -248,6 +249,44 @@ class FailedNodeTest(EphemeralRunTestCase):
                                                      'live.sqlite')))
 
 
+class FixedAndResumedTest(EphemeralRunTestCase):
+
+    def test_a_node_fixed_in_the_inventory_resumes_from_its_failed_step(
+            self):
+        failing = fake_node('flaky')
+        failing['driver_info']['fake_fail_step'] = 'deploy.write_image'
+        inventory = self.write_inventory([fake_node('steady'), failing])
+        run_dir = os.path.join(self.tmp, 'run')
+        first = self.run_command('run', inventory, '--run-dir', run_dir)
+        self.assertEqual(1, first.returncode, first.stderr)
+        # The fix: the run directory's inventory, edited.
+        saved = os.path.join(run_dir, 'inventory.json')
+        spec = self.read_json(saved)
+        del spec['nodes'][1]['driver_info']['fake_fail_step']
+        with open(saved, 'w') as stream:
+            json.dump(spec, stream)
+        resumed = self.run_command('run', '--resume', run_dir)
+        self.assertEqual(0, resumed.returncode, resumed.stdout
+                         + resumed.stderr)
+        report = self.read_json(run_dir, 'report.json')
+        flaky = next(node for node in report['nodes']
+                     if node['name'] == 'flaky')
+        self.assertEqual('active', flaky['provision_state'])
+        self.assertNotIn('fake_fail_step', flaky['driver_info'])
+        deploy = [step for step in flaky['steps'] if step['flow'] == 'deploy']
+        outcomes = [(step['step'], step['outcome']) for step in deploy]
+        failed_at = outcomes.index(('deploy.write_image', 'failed'))
+        # Resumed at the failed step: it ran again and succeeded, and the
+        # steps before it were not run a second time.
+        self.assertEqual(('deploy.write_image', 'success'),
+                         outcomes[failed_at + 1])
+        before = [name for name, _ in outcomes[:failed_at]]
+        self.assertTrue(before)
+        for name in before:
+            self.assertEqual(1, [step for step, _ in outcomes].count(name),
+                             outcomes)
+
+
 class BadInventoryTest(EphemeralRunTestCase):
 
     def test_every_problem_is_named_before_anything_starts(self):
@@ -429,3 +468,40 @@ class ServerDatabaseRunTest(EphemeralRunTestCase):
         self.assertFalse(os.path.exists(os.path.join(self.state_path,
                                                      'runs')) and os.listdir(
             os.path.join(self.state_path, 'runs')))
+
+
+class RedfishInventoryTest(EphemeralRunTestCase):
+    """The Redfish lab driven by an inventory: sushy-tools' emulator is
+    the BMC, and what the deploy did is read back from it."""
+
+    def test_an_inventory_of_redfish_nodes_deploys_through_the_bmc(self):
+        password = 'bmc-Pa55word-e1d7'
+        emulator = self.useFixture(RedfishEmulator(
+            systems=2, username='admin', password=password))
+        boot_iso = 'http://127.0.0.1:9/images/instance.iso'
+        config = self.write_config('redfish.conf', redfish={
+            'power_state_poll_interval': 0.1, 'server_side_retries': 0,
+            'connect_timeout': 2, 'read_timeout': 10},
+            conductor={'step_poll_interval': 0.1})
+        inventory = self.write_inventory([
+            {'name': 'bmc-%d' % index, 'driver': 'redfish',
+             'driver_info': {'redfish_address': emulator.address,
+                             'redfish_system_id': system,
+                             'redfish_username': 'admin',
+                             'redfish_password': password},
+             'instance_info': {'boot_iso': boot_iso}}
+            for index, system in enumerate(emulator.system_ids)])
+        run_dir = os.path.join(self.tmp, 'run')
+        result = self.run_command('run', inventory, '--run-dir', run_dir,
+                                  config=config)
+        self.assertEqual(0, result.returncode, result.stdout + result.stderr)
+        report = self.read_json(run_dir, 'report.json')
+        self.assertEqual({'active': 2}, report['states'])
+        for system in emulator.system_ids:
+            media = emulator.virtual_media(system)
+            self.assertEqual((boot_iso, True),
+                             (media['Image'], media['Inserted']))
+            self.assertEqual('On', emulator.power_state(system))
+        for name in ('report.json', 'ironic-steps.log'):
+            with open(os.path.join(run_dir, name)) as stream:
+                self.assertNotIn(password, stream.read(), name)

@@ -14,9 +14,11 @@ interleaved:
   ``deploy_workload.py`` (``--gets 0``), timed as a command too, from its
   start to its exit: enrolment, manage, provide, deploy.
 
-Both have the same configuration (fake hardware, no delays) and make 8
-API requests at once.  The overhead is the difference of the medians.
-JSON lines go to ``results/<date>-ephemeral-run.jsonl``.  Example::
+Both have the same configuration (fake hardware, no delays); the workload
+makes 8 API requests at once (its standard), the run as many as its own
+default (2: more only contend in its interpreter).  The overhead is the
+difference of the medians.  JSON lines go to
+``results/<date>-ephemeral-run.jsonl``.  Example::
 
     .venv/bin/python benchmarks/ephemeral_run.py --nodes 1000 --reps 2
 """
@@ -69,7 +71,9 @@ def ephemeral(args, scratch, rep):
     started = time.monotonic()
     result = subprocess.run(
         [args.ironic_steps, '--config-file', conf, 'run', inventory,
-         '--run-dir', run_dir, '--concurrency', str(args.concurrency)],
+         '--run-dir', run_dir] + (
+             ['--concurrency', str(args.run_concurrency)]
+             if args.run_concurrency else []),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
     if result.returncode != 0:
@@ -116,7 +120,11 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--nodes', type=int, default=1000)
     ap.add_argument('--reps', type=int, default=2)
-    ap.add_argument('--concurrency', type=int, default=8)
+    ap.add_argument('--concurrency', type=int, default=8,
+                    help='requests in flight of deploy_workload.py')
+    ap.add_argument('--run-concurrency', type=int, default=None,
+                    help="ironic-steps run's --concurrency (default: its "
+                         "own)")
     ap.add_argument('--settle', type=float, default=3.0,
                     help='idle seconds between the service start and the '
                          'workload (long-running)')

@@ -69,8 +69,11 @@ def _parser():
     run.add_argument('--dry-run', action='store_true',
                      help='check the inventory and show each node\'s plan; '
                           'provision nothing')
-    run.add_argument('--concurrency', type=int, default=8, metavar='N',
-                     help='API requests the run makes at once (default 8)')
+    # The API runs requests one at a time: two in flight keep it busy,
+    # and every more client thread in this interpreter takes its share of
+    # the GIL from the service (1,000 nodes: 47 s with 2, 56 s with 8).
+    run.add_argument('--concurrency', type=int, default=2, metavar='N',
+                     help='API requests the run makes at once (default 2)')
     inspect = commands.add_parser(
         'inspect', help='look at a saved run',
         description='Serve the saved run in RUN_DIR read-only on loopback, '

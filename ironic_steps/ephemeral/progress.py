@@ -104,7 +104,10 @@ class Display:
         self.stream.flush()
 
     def finish(self, rows, elapsed):
-        """The last view, then the cursor left below it."""
-        self.update(rows, {}, elapsed)
-        if not self.live:
-            self._write('%.1f s: %s' % (elapsed, counts(rows)))
+        """The last view: the final counts, once."""
+        if self.live:
+            self._redraw(rows, {}, elapsed)
+            return
+        self._last_counts = elapsed   # said just below, not twice
+        self._log(rows, elapsed)
+        self._write('%.1f s: %s' % (elapsed, counts(rows)))

@@ -194,6 +194,13 @@ class RunToTheEndTest(EphemeralRunTestCase):
         self.assertEqual('active',
                          client.json('node', 'show', 'rack-0')[
                              'provision_state'])
+        # An agent's lookup is a GET that stores a new token: refused too.
+        lookup = urllib.request.Request(
+            endpoint + '/v1/lookup?node_uuid=%s' % shown['uuid'],
+            headers={'X-OpenStack-Ironic-API-Version': '1.69'})
+        error = self.assertRaises(urllib.error.HTTPError,
+                                  urllib.request.urlopen, lookup)
+        self.assertEqual(403, error.code)
         # The run directory is never written.
         self.assertEqual(
             ['dump.sql', 'inventory.json', 'ironic-steps.log', 'report.json'],

@@ -85,6 +85,7 @@ def ephemeral(args, scratch, rep):
     return {'variant': 'ephemeral', 'wall_s': round(wall, 3),
             'run_wall_s': report['wall_seconds'],
             'active': report['states'].get('active', 0),
+            'timings': report.get('timings'),
             'dump_bytes': dump_size,
             'live_database_left': os.path.exists(
                 os.path.join(run_dir, 'live.sqlite'))}
@@ -113,6 +114,8 @@ def long_running(args, rep):
     measured = json.loads(result.stdout.strip().splitlines()[-1])
     return {'variant': 'long-running', 'wall_s': round(wall, 3),
             'workload_total_s': measured.get('total_s'),
+            'workload_phases': {key: measured.get(key) for key in (
+                'enroll_s', 'provide_s', 'deploy_s')},
             'active': measured.get('active')}
 
 

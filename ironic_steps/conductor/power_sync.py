@@ -14,11 +14,11 @@ interface only records what it was told (fake hardware): there is nothing
 to read.
 """
 
-import futurist
 from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.common import thread_pool
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
@@ -64,8 +64,8 @@ class PowerStateSync:
                 and self._owns(row.uuid, row.driver)]
         if not rows:
             return 0
-        with futurist.ThreadPoolExecutor(
-                max_workers=CONF.conductor.sync_power_state_workers) as pool:
+        with thread_pool.ThreadPool(
+                CONF.conductor.sync_power_state_workers) as pool:
             return sum(pool.map(lambda row: self._sync(context, row), rows))
 
     def _sync(self, context, row):

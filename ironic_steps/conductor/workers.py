@@ -7,15 +7,14 @@ needs undoing; work that was admitted never waits in an unbounded queue.
 
 import threading
 
-import futurist
-
 from ironic_steps.common import exception
+from ironic_steps.common import thread_pool
 
 
 class WorkerPool:
 
     def __init__(self, size):
-        self._executor = futurist.ThreadPoolExecutor(max_workers=size)
+        self._executor = thread_pool.ThreadPool(size)
         self._free = threading.BoundedSemaphore(size)
 
     def reserve(self):

@@ -20,13 +20,13 @@ import itertools
 import threading
 import time
 
-import futurist
 from oslo_db import exception as db_exc
 from oslo_log import log
 import oslo_messaging as messaging
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.common import thread_pool
 from ironic_steps.conf import CONF
 
 LOG = log.getLogger(__name__)
@@ -109,7 +109,7 @@ class FakeAgent:
         self._thread = None
         self._stopped = False
         self._serving = set()   # jobs due or being sent
-        self._senders = futurist.ThreadPoolExecutor(max_workers=4)
+        self._senders = thread_pool.ThreadPool(4)
 
     def expect_heartbeat(self, node_uuid, step_index, kind='deploy'):
         """Heartbeat until the flow of ``node_uuid`` passes a step.

@@ -27,6 +27,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -51,6 +52,16 @@ step_delay = 0
 """
 
 
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pid):
+    fields = open('/proc/%d/stat' % pid).read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
 def write_inventory(path, nodes):
     with open(path, 'w') as out:
         json.dump({'nodes': [
@@ -68,6 +79,7 @@ def ephemeral(args, scratch, rep):
     inventory = os.path.join(state, 'inventory.json')
     write_inventory(inventory, args.nodes)
     run_dir = os.path.join(state, 'run')
+    cpu = children_cpu()
     started = time.monotonic()
     result = subprocess.run(
         [args.ironic_steps, '--config-file', conf, 'run', inventory,
@@ -76,6 +88,7 @@ def ephemeral(args, scratch, rep):
              if args.run_concurrency else []),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
+    cpu = children_cpu() - cpu
     if result.returncode != 0:
         raise SystemExit('ironic-steps run exited %d:\n%s\n%s' % (
             result.returncode, result.stdout[-3000:], result.stderr[-3000:]))
@@ -83,6 +96,7 @@ def ephemeral(args, scratch, rep):
         report = json.load(stream)
     dump_size = os.path.getsize(os.path.join(run_dir, 'dump.sql'))
     return {'variant': 'ephemeral', 'wall_s': round(wall, 3),
+            'cpu_s': round(cpu, 3),
             'run_wall_s': report['wall_seconds'],
             'active': report['states'].get('active', 0),
             'timings': report.get('timings'),
@@ -96,6 +110,7 @@ def long_running(args, rep):
     service.start()
     try:
         time.sleep(args.settle)
+        cpu = children_cpu() + process_cpu(service.pid)
         started = time.monotonic()
         result = subprocess.run(
             [args.python, os.path.join(args.bench_dir, 'deploy_workload.py'),
@@ -104,6 +119,7 @@ def long_running(args, rep):
              '--quiet'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)
         wall = time.monotonic() - started
+        cpu = children_cpu() + process_cpu(service.pid) - cpu
     finally:
         service.stop()
         if not args.keep_state:
@@ -113,6 +129,7 @@ def long_running(args, rep):
             result.returncode, result.stderr[-3000:]))
     measured = json.loads(result.stdout.strip().splitlines()[-1])
     return {'variant': 'long-running', 'wall_s': round(wall, 3),
+            'cpu_s': round(cpu, 3),
             'workload_total_s': measured.get('total_s'),
             'workload_phases': {key: measured.get(key) for key in (
                 'enroll_s', 'provide_s', 'deploy_s')},
@@ -152,6 +169,7 @@ def main(argv=None):
     args = parse_args(argv)
     scratch = tempfile.mkdtemp(prefix='bench-ephemeral-')
     results = {'ephemeral': [], 'long-running': []}
+    cpus = {'ephemeral': [], 'long-running': []}
     try:
         for rep in range(1, args.reps + 1):
             for variant in ('long-running', 'ephemeral'):
@@ -163,9 +181,10 @@ def main(argv=None):
                                 timespec='seconds'),
                             git=cwi.git_state())
                 results[variant].append(line['wall_s'])
-                print('rep %d %-12s %7.2f s (%s active)' % (
-                    rep, variant, line['wall_s'], line['active']),
-                    flush=True)
+                cpus[variant].append(line['cpu_s'])
+                print('rep %d %-12s %7.2f s, CPU %6.2f s (%s active)' % (
+                    rep, variant, line['wall_s'], line['cpu_s'],
+                    line['active']), flush=True)
                 with open(args.out, 'a') as out:
                     out.write(json.dumps(line) + '\n')
     finally:
@@ -176,6 +195,10 @@ def main(argv=None):
     print('median: ephemeral %.2f s, long-running %.2f s: overhead %+.2f s '
           '(%.2fx)' % (ephemeral_s, running_s, ephemeral_s - running_s,
                        ephemeral_s / running_s))
+    ephemeral_cpu = statistics.median(cpus['ephemeral'])
+    running_cpu = statistics.median(cpus['long-running'])
+    print('median CPU: ephemeral %.2f s, long-running %.2f s: %+.2f s' % (
+        ephemeral_cpu, running_cpu, ephemeral_cpu - running_cpu))
 
 
 if __name__ == '__main__':

@@ -26,6 +26,10 @@ READ_ONLY = ('this is a saved run of ironic-steps (%s), served read-only by '
              'anything')
 
 
+class ServeError(Exception):
+    """The saved run cannot be served; the message says why."""
+
+
 def print_report(run_dir, stream=None):
     report = evidence.read_report(run_dir)
     stream = stream or sys.stdout
@@ -40,6 +44,7 @@ def serve(run_dir, port, stream=None, stop=None):
     ``stop``, an Event, is set).
 
     :raises EvidenceError: the directory holds no dump.
+    :raises ServeError: the port cannot be listened on.
     """
     stream = stream or sys.stdout
     dump = os.path.join(run_dir, evidence.DUMP)
@@ -65,7 +70,12 @@ def serve(run_dir, port, stream=None, stop=None):
         running = service.Service(
             api=True, conductor=False,
             read_only=READ_ONLY % os.path.abspath(run_dir))
-        running.start()
+        try:
+            running.start()
+        except OSError as exc:
+            running = None   # nothing started
+            raise ServeError('cannot serve on 127.0.0.1:%d: %s' % (
+                port, exc.strerror or exc)) from exc
         endpoint = 'http://127.0.0.1:%d' % running.port
         stream.write(
             'Serving the run in %s read-only on %s\n'

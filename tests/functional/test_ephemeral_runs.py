@@ -6,6 +6,7 @@ restored with the real ``sqlite3`` tool, the saved run read with the real
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import time
@@ -206,6 +207,18 @@ class RunToTheEndTest(EphemeralRunTestCase):
             ['dump.sql', 'inventory.json', 'ironic-steps.log', 'report.json'],
             sorted(os.listdir(self.run_dir)))
 
+    def test_inspect_on_a_port_in_use_says_so(self):
+        with socket.socket() as taken:
+            taken.bind(('127.0.0.1', 0))
+            taken.listen(1)
+            port = taken.getsockname()[1]
+            shown = self.run_command('inspect', self.run_dir,
+                                     '--port', str(port))
+        self.assertEqual(2, shown.returncode, shown.stderr)
+        self.assertIn('ironic-steps inspect: cannot serve on 127.0.0.1:%d: '
+                      'Address already in use' % port, shown.stderr)
+        self.assertNotIn('Traceback', shown.stderr)
+
     def _wait_for(self, endpoint, process, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -376,13 +389,15 @@ class DryRunTest(EphemeralRunTestCase):
 
 class InterruptedRunTest(EphemeralRunTestCase):
 
-    def test_sigint_saves_the_evidence_and_resume_finishes_the_run(self):
-        # Parked for its agent 5 s: a deploy that SIGINT finds waiting
+    def _start_slow_run(self, nodes):
+        """A run of ``nodes`` slow nodes, once the first deploys: (the
+        process, its run directory, the configuration file)."""
+        # Parked for its agent 5 s: a deploy that a signal finds waiting
         # stays waiting, for the resume to take over.
         slow = self.write_config('slow.conf', fake={'step_delay': 0.1,
                                                     'agent_delay': 5})
         inventory = self.write_inventory(
-            [fake_node('slow-%d' % number) for number in range(6)])
+            [fake_node('slow-%d' % number) for number in range(nodes)])
         run_dir = os.path.join(self.tmp, 'run')
         process = subprocess.Popen(
             [IRONIC_STEPS, '--config-file', slow, 'run', inventory,
@@ -392,6 +407,10 @@ class InterruptedRunTest(EphemeralRunTestCase):
         for line in process.stdout:
             if line.endswith(' deploying\n'):
                 break
+        return process, run_dir, slow
+
+    def test_sigint_saves_the_evidence_and_resume_finishes_the_run(self):
+        process, run_dir, slow = self._start_slow_run(6)
         process.send_signal(signal.SIGINT)
         rest, errors = process.communicate(timeout=120)
         self.assertEqual(128 + signal.SIGINT, process.returncode, errors)
@@ -428,6 +447,25 @@ class InterruptedRunTest(EphemeralRunTestCase):
             # Each node deployed once: the resume carried the
             # interrupted deploys on rather than starting them again.
             self.assertEqual(1, len(deploys), node['name'])
+
+    def test_sigterm_stops_the_run_and_its_driver(self):
+        process, run_dir, _ = self._start_slow_run(3)
+        # The process that drives the nodes, beside the service's.
+        with open('/proc/%d/task/%d/children' % (process.pid,
+                                                 process.pid)) as listed:
+            (driver,) = [int(pid) for pid in listed.read().split()]
+        process.send_signal(signal.SIGTERM)   # not its driver: a service
+        rest, errors = process.communicate(timeout=120)
+        self.assertEqual(128 + signal.SIGTERM, process.returncode, errors)
+        self.assertIn('Interrupted by SIGTERM', rest)
+        report = self.read_json(run_dir, 'report.json')
+        self.assertEqual(('interrupted', 'SIGTERM'),
+                         (report['outcome'], report['interrupted_by']))
+        self.assertIn('wait call-back', report['states'])
+        self.assertFalse(os.path.exists(os.path.join(run_dir,
+                                                     'live.sqlite')))
+        # The driver ended with the run, and was reaped by it.
+        self.assertFalse(os.path.exists('/proc/%d' % driver))
 
     def test_resume_refuses_a_directory_that_is_not_a_run(self):
         result = self.run_command('run', '--resume', self.tmp)

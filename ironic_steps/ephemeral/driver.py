@@ -165,6 +165,8 @@ class Operator:
         return problems
 
     def _create(self, number, node):
+        if self.stop.is_set():
+            return None   # a resume enrols it
         where = '%s: node %s (#%d)' % (self.inventory.path, node.name,
                                        number)
         try:
@@ -304,9 +306,12 @@ class Process:
         if resume:
             command.append('--resume')
         try:
+            # A session of its own: a terminal's Ctrl-C reaches the run
+            # alone, which passes it on as SIGTERM (that ends a driver
+            # still loading at once, without a traceback).
             self._process = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=stream,
-                pass_fds=(child_fd,), text=True)
+                pass_fds=(child_fd,), text=True, start_new_session=True)
         finally:
             os.close(child_fd)
         self._result = os.fdopen(result_fd)

@@ -191,8 +191,6 @@ class Run:
             if self.interrupted is None:
                 self.interrupted = signum
             if self.driver is not None:
-                # It may have had the signal too (a terminal's Ctrl-C);
-                # once more does no harm.
                 self.driver.signal(signal.SIGTERM)
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, stop)

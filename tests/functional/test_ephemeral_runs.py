@@ -402,7 +402,10 @@ class InterruptedRunTest(EphemeralRunTestCase):
         process = subprocess.Popen(
             [IRONIC_STEPS, '--config-file', slow, 'run', inventory,
              '--run-dir', run_dir],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            # As a shell starts a command: its own process group, the
+            # one a terminal's Ctrl-C is sent to.
+            start_new_session=True)
         self.addCleanup(lambda: process.poll() is None and process.kill())
         for line in process.stdout:
             if line.endswith(' deploying\n'):
@@ -411,9 +414,10 @@ class InterruptedRunTest(EphemeralRunTestCase):
 
     def test_sigint_saves_the_evidence_and_resume_finishes_the_run(self):
         process, run_dir, slow = self._start_slow_run(6)
-        process.send_signal(signal.SIGINT)
+        os.killpg(process.pid, signal.SIGINT)   # Ctrl-C
         rest, errors = process.communicate(timeout=120)
         self.assertEqual(128 + signal.SIGINT, process.returncode, errors)
+        self.assertNotIn('Traceback', errors)
         self.assertIn('Interrupted by SIGINT', rest)
         self.assertIn('Carry on with: ironic-steps run --resume %s'
                       % run_dir, rest)

@@ -16,8 +16,13 @@ interleaved:
 
 Both have the same configuration (fake hardware, no delays); the workload
 makes 8 API requests at once (its standard), the run as many as its own
-default (2: more only contend in its interpreter).  The overhead is the
-difference of the medians.  JSON lines go to
+default (2).  The overhead is the difference of the medians of wall time.
+The CPU seconds of the same window are given beside them (ephemeral: the
+run and its driver process; long-running: the service and the workload):
+a shared host's CPU steal stretches wall times, not CPU times, so when
+the two disagree the CPU seconds say what the run itself costs.  Each
+line also has the run's report ``timings`` (start, enrolment, drive, stop,
+report, dump) and the workload's phases.  JSON lines go to
 ``results/<date>-ephemeral-run.jsonl``.  Example::
 
     .venv/bin/python benchmarks/ephemeral_run.py --nodes 1000 --reps 2

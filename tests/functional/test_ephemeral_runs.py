@@ -13,6 +13,7 @@ import time
 import urllib.error
 import urllib.request
 
+import ddt
 import fixtures
 import sqlalchemy as sa
 import testtools
@@ -20,6 +21,7 @@ import yaml
 
 from ironic_steps.ephemeral import evidence
 from tests.functional import fixtures as functional
+from tests import mariadb
 from tests import postgresql
 from tests.redfish_emulator.fixture import RedfishEmulator
 
@@ -477,18 +479,21 @@ class InterruptedRunTest(EphemeralRunTestCase):
         self.assertIn('is not the directory of a run', result.stderr)
 
 
+@ddt.ddt
 class ServerDatabaseRunTest(EphemeralRunTestCase):
-    """A large run's database: an empty PostgreSQL one, dumped with
-    pg_dump and emptied at the end."""
+    """A large run's database: an empty PostgreSQL or MariaDB one, dumped
+    with the server's own tool (pg_dump, mysqldump) and emptied at the
+    end."""
 
-    def setUp(self):
-        super().setUp()
-        postgresql.PostgreSQLServer.require(self)
-        self.server = postgresql.PostgreSQLServer.shared()
-
-    def test_the_run_dumps_the_database_and_drops_its_tables(self):
+    @ddt.data((postgresql.PostgreSQLServer, 'postgresql'),
+              (mariadb.MariaDBServer, 'mysql'))
+    @ddt.unpack
+    def test_the_run_dumps_the_database_and_drops_its_tables(self, kind,
+                                                             dialect):
+        kind.require(self)
+        self.server = kind.shared()
         url = self.server.url()
-        inventory = self.write_inventory([fake_node('pg-%d' % number)
+        inventory = self.write_inventory([fake_node('db-%d' % number)
                                           for number in range(3)])
         run_dir = os.path.join(self.tmp, 'run')
         result = self.run_command('run', inventory, '--run-dir', run_dir,
@@ -496,9 +501,10 @@ class ServerDatabaseRunTest(EphemeralRunTestCase):
         self.assertEqual(0, result.returncode, result.stdout + result.stderr)
         report = self.read_json(run_dir, 'report.json')
         self.assertEqual({'active': 3}, report['states'])
-        self.assertTrue(report['database'].startswith('postgresql'))
+        self.assertTrue(report['database'].startswith(dialect))
         self.assertEqual([], evidence.tables(url))
-        # Restored with psql into another empty database: the same nodes.
+        # Restored with the server's client into another empty database:
+        # the same nodes.
         copy = self.server.url()
         evidence.restore(os.path.join(run_dir, 'dump.sql'), copy)
         engine = sa.create_engine(copy)
@@ -506,8 +512,8 @@ class ServerDatabaseRunTest(EphemeralRunTestCase):
         with engine.connect() as connection:
             rows = connection.execute(sa.text(
                 'SELECT name, provision_state FROM nodes')).fetchall()
-        self.assertEqual({('pg-0', 'active'), ('pg-1', 'active'),
-                          ('pg-2', 'active')}, set(map(tuple, rows)))
+        self.assertEqual({('db-0', 'active'), ('db-1', 'active'),
+                          ('db-2', 'active')}, set(map(tuple, rows)))
         # A database with tables is refused: a run never reads another's
         # state, and never drops what it did not make.
         again = self.run_command('run', inventory, '--database-connection',

@@ -318,8 +318,11 @@ class Process:
 
     def go(self, endpoint):
         """Drive the nodes through the API at ``endpoint``."""
-        self._process.stdin.write(endpoint + '\n')
-        self._process.stdin.close()
+        try:
+            self._process.stdin.write(endpoint + '\n')
+            self._process.stdin.close()
+        except BrokenPipeError:
+            pass   # it has ended (stopped while loading): it has no result
 
     def cancel(self):
         """End without driving anything (the service did not start)."""

@@ -134,7 +134,7 @@ class Run:
         return self._exit_code(outcome)
 
     def _driven(self):
-        """The driver's result, once it has ended; None if it ended
+        """The driver's result, once it has given it; None if it ended
         without one."""
         result = self.driver.result()
         if result is None:
@@ -160,9 +160,9 @@ class Run:
             self._tell_refused(problems)
             return 'refused'
         if self._unfinished():
-            # Interrupted after the last node settled: nothing is left.
             return ('interrupted' if self.interrupted else
                     'failed' if result else None)
+        # Even if interrupted: after the last node settled, nothing is left.
         return 'succeeded'
 
     def _tell_refused(self, problems):

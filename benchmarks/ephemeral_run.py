@@ -16,7 +16,7 @@ interleaved:
 
 Both have the same configuration (fake hardware, no delays); the workload
 makes 8 API requests at once (its standard), the run as many as its own
-default (2).  The overhead is the difference of the medians of wall time.
+default (8 too).  The overhead is the difference of the medians of wall time.
 The CPU seconds of the same window are given beside them (ephemeral: the
 run and its driver process; long-running: the service and the workload):
 a shared host's CPU steal stretches wall times, not CPU times, so when

@@ -28,6 +28,7 @@ import sys
 
 from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps.ephemeral import driver
 from ironic_steps.ephemeral import evidence
 from ironic_steps.ephemeral import inventory
 from ironic_steps.ephemeral import runner
@@ -69,10 +70,10 @@ def _parser():
     run.add_argument('--dry-run', action='store_true',
                      help='check the inventory and show each node\'s plan; '
                           'provision nothing')
-    # The all-in-one's API answers one request at a time: two in flight
-    # keep it busy.
-    run.add_argument('--concurrency', type=int, default=2, metavar='N',
-                     help='API requests the run makes at once (default 2)')
+    run.add_argument('--concurrency', type=int, default=driver.CONCURRENCY,
+                     metavar='N',
+                     help='API requests the run makes at once (default %d)'
+                          % driver.CONCURRENCY)
     inspect = commands.add_parser(
         'inspect', help='look at a saved run',
         description='Serve the saved run in RUN_DIR read-only on loopback, '

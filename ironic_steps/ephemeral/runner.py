@@ -79,7 +79,7 @@ class Run:
     """
 
     def __init__(self, inventory, run_dir, database_url=None, resume=False,
-                 concurrency=2, stream=None):
+                 concurrency=driver.CONCURRENCY, stream=None):
         self.inventory = inventory
         self.run_dir = run_dir
         self.resume = resume

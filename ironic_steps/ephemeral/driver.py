@@ -79,7 +79,6 @@ class _Node:
         #: Why the driver stopped driving it (an API refusal), if it did.
         self.refused = None
         self.state = None
-        self.last_error = None
         #: When the last action was asked for, and when the node's state
         #: last changed (the API's clock, this machine's).
         self.acted_at = None
@@ -90,7 +89,7 @@ class _Node:
         return self.spec.name
 
     def seen(self, row):
-        self.state, self.last_error = row.provision_state, row.last_error
+        self.state = row.provision_state
         self.state_changed_at = _parse_time(row.provision_updated_at)
 
     def _read_since_acting(self):
@@ -131,10 +130,6 @@ class Operator:
         self.poll_interval = min(max(_POLL_BOUNDS[0],
                                      _POLL_PER_NODE * len(self.nodes)),
                                  _POLL_BOUNDS[1])
-
-    def say(self, text):
-        self.stream.write(text + '\n')
-        self.stream.flush()
 
     # --- enrolment ----------------------------------------------------------
 

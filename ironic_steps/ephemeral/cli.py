@@ -80,7 +80,7 @@ def _parser():
                     'for the openstack baremetal client; or print its '
                     'report.')
     inspect.add_argument('run_dir', metavar='RUN_DIR')
-    inspect.add_argument('--port', type=int, default=0,
+    inspect.add_argument('--port', type=_port, default=0,
                          help='port on 127.0.0.1 (default: a free one)')
     inspect.add_argument('--report', action='store_true',
                          help='print the report as a table and exit')
@@ -96,6 +96,14 @@ def _oslo_argv(args, log_file=None):
     if log_file:
         argv += ['--log-file', log_file]
     return argv
+
+
+def _port(text):
+    port = int(text) if text.isdigit() else -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            'a port is a number from 0 to 65535, not %r' % text)
+    return port
 
 
 def _check_run_args(parser, args):

@@ -221,6 +221,14 @@ class RunToTheEndTest(EphemeralRunTestCase):
                       'Address already in use' % port, shown.stderr)
         self.assertNotIn('Traceback', shown.stderr)
 
+    def test_inspect_refuses_a_port_that_cannot_be(self):
+        for port in ('99999', '-1', 'http'):
+            shown = self.run_command('inspect', self.run_dir, '--port', port)
+            self.assertEqual(2, shown.returncode, shown.stderr)
+            self.assertIn('a port is a number from 0 to 65535, not %r'
+                          % port, shown.stderr)
+            self.assertNotIn('Traceback', shown.stderr)
+
     def _wait_for(self, endpoint, process, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -34,8 +34,13 @@ class ThreadPool:
                                    'shut down')
             future = self._executor.submit(fn, *args, **kwargs)
             self._unfinished.add(future)
-        future.add_done_callback(self._unfinished.discard)
+        future.add_done_callback(self._forget)
         return future
+
+    def _forget(self, future):
+        # Under the lock: shutdown() reads the set while workers end.
+        with self._lock:
+            self._unfinished.discard(future)
 
     def map(self, fn, items):
         """``fn`` of each item, in their order, once all have ended."""

@@ -1,5 +1,6 @@
 """The pool that stops once its work is done: what it waits for, and not."""
 
+import sys
 import threading
 
 import testtools
@@ -58,3 +59,14 @@ class ThreadPoolTest(testtools.TestCase):
         future = pool.submit(lambda: 1 / 0)
         pool.shutdown()
         self.assertIsInstance(future.exception(0), ZeroDivisionError)
+
+    def test_shutdown_while_many_pieces_of_work_end_waits_for_them_all(self):
+        # Workers forget their work as it ends while shutdown() reads what
+        # is left: enough of it, and threads switched often enough, that
+        # the two overlap.
+        self.addCleanup(sys.setswitchinterval, sys.getswitchinterval())
+        sys.setswitchinterval(1e-6)
+        pool = thread_pool.ThreadPool(4)
+        futures = [pool.submit(int) for _ in range(20000)]
+        pool.shutdown()
+        self.assertTrue(all(future.done() for future in futures))

@@ -798,7 +798,16 @@ class Heart:
 
     def _beat(self):
         while not self._stop.wait(CONF.conductor.heartbeat_interval):
-            self.beat()
+            try:
+                self.beat()
+            except Exception:
+                # Whatever failed (a deadlock, a constraint, a bug), the
+                # thread must live: a conductor that stops beating is taken
+                # for dead, and its nodes taken over, while it works.
+                LOG.exception('Heartbeat of conductor %s failed; the next '
+                              'is in %s s', self.host,
+                              CONF.conductor.heartbeat_interval)
+                self._steady_since = None
 
     def beat(self):
         try:

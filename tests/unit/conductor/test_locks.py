@@ -81,6 +81,8 @@ class ToozRecoveryTest(base.TestCase):
         conductor.start(self.context)
         self.addCleanup(conductor.stop)
         manual = clock.ManualClock()
+        # The started heart stops, or it would beat on after the test.
+        conductor._heart.stop()
         conductor._heart = manager.Heart(conductor.host, clock=manual)
         manual.advance(60)
         # When this conductor, steady, looks for dead ones after the timeout

@@ -1,12 +1,16 @@
 """A conductor recovers nodes left behind by a crash or a silent agent."""
 
 import datetime
+import time
 
+import fixtures
+from oslo_db import exception as db_exc
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from ironic_steps.common import states
 from ironic_steps.conductor import manager
+from ironic_steps.conductor import registry
 from ironic_steps.db import api as db_api
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.db.sqlalchemy import models
@@ -165,5 +169,43 @@ class TakeOverTest(base.ConductorTestCase):
 
     def steady_for(self, seconds):
         manual = clock.ManualClock()
+        # The started heart stops, or it would beat on after the test.
+        self.manager._heart.stop()
         self.manager._heart = manager.Heart(self.manager.host, clock=manual)
         manual.advance(seconds)
+
+
+class HeartTest(base.ConductorTestCase):
+
+    def test_a_heartbeat_that_fails_unexpectedly_does_not_stop_the_next(self):
+        # Given a heart whose first heartbeat fails with an error that is
+        # not an outage (a deadlock)
+        self.config(heartbeat_interval=1, group='conductor')
+        beats = []
+
+        def heartbeat(hostname):
+            if hostname == 'beating':   # not the test's own conductor
+                beats.append(hostname)
+                if len(beats) == 1:
+                    raise db_exc.DBDeadlock()
+            real_heartbeat(hostname)
+
+        real_heartbeat = registry.heartbeat
+        self.useFixture(fixtures.MonkeyPatch(
+            'ironic_steps.conductor.registry.heartbeat', heartbeat))
+        objects.Conductor.register('beating', {'fake-hardware': {}})
+        before = objects.Conductor.get_by_hostname(
+            self.context, 'beating').updated_at
+        heart = manager.Heart('beating')
+        heart.start()
+        self.addCleanup(heart.stop)
+        # When the beats go on
+        deadline = time.monotonic() + 30
+        while len(beats) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        heart.stop()
+        # Then the one after the failure was written
+        self.assertGreaterEqual(len(beats), 2)
+        after = objects.Conductor.get_by_hostname(
+            self.context, 'beating').updated_at
+        self.assertGreater(after, before)

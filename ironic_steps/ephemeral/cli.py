@@ -99,7 +99,9 @@ def _oslo_argv(args, log_file=None):
 
 
 def _port(text):
-    port = int(text) if text.isdigit() else -1
+    # ASCII digits only: int() takes signs and spaces, and isdigit() passes
+    # characters such as '²' that int() refuses.
+    port = int(text) if text.isascii() and text.isdigit() else -1
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(
             'a port is a number from 0 to 65535, not %r' % text)

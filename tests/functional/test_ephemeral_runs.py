@@ -222,7 +222,7 @@ class RunToTheEndTest(EphemeralRunTestCase):
         self.assertNotIn('Traceback', shown.stderr)
 
     def test_inspect_refuses_a_port_that_cannot_be(self):
-        for port in ('99999', '-1', 'http'):
+        for port in ('99999', '-1', 'http', '\u00b2'):
             shown = self.run_command('inspect', self.run_dir, '--port', port)
             self.assertEqual(2, shown.returncode, shown.stderr)
             self.assertIn('a port is a number from 0 to 65535, not %r'

@@ -798,22 +798,21 @@ class Heart:
 
     def _beat(self):
         while not self._stop.wait(CONF.conductor.heartbeat_interval):
-            try:
-                self.beat()
-            except Exception:
-                # Whatever failed (a deadlock, a constraint, a bug), the
-                # thread must live: a conductor that stops beating is taken
-                # for dead, and its nodes taken over, while it works.
-                LOG.exception('Heartbeat of conductor %s failed; the next '
-                              'is in %s s', self.host,
-                              CONF.conductor.heartbeat_interval)
-                self._steady_since = None
+            self.beat()
 
     def beat(self):
+        """Write a heartbeat; whatever fails, the next one is still due:
+        a conductor that stops beating is taken for dead, and its nodes
+        taken over, while it works."""
         try:
             registry.heartbeat(self.host)
         except db_exc.DBConnectionError as exc:
             outage.DATABASE.failed(exc)
+            self._steady_since = None
+        except Exception:
+            # A deadlock, a constraint, a bug: said at each failure.
+            LOG.exception('Heartbeat of conductor %s failed; the next is in '
+                          '%s s', self.host, CONF.conductor.heartbeat_interval)
             self._steady_since = None
         else:
             outage.DATABASE.succeeded()

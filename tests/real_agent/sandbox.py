@@ -1,0 +1,256 @@
+"""The real ironic-python-agent, confined to loop disks, for our tests.
+
+IPA runs as root and, left to itself, picks the host's own disk, erases
+every disk it sees and powers the machine off.  :class:`AgentSandbox`
+starts it so it can do none of that:
+
+* in private mount and PID namespaces (``unshare``, killed with its PID 1,
+  stopped by PID), whose ``/dev`` holds only this test's loop devices,
+  each backed by a file in the test's directory (no devtmpfs, no
+  ``loop-control``: it cannot reach another disk or make one);
+* with ``/proc/sysrq-trigger`` covered by ``/dev/null`` and its kernel
+  command line replaced by the test's agent parameters;
+* with refusing stand-ins first on ``PATH`` for every command that would
+  power off, reboot, set the clock, touch firmware boot entries, install a
+  boot loader, load modules or assemble software RAID, and an ``ip`` that
+  reads but never changes links (each refusal is logged in
+  ``refused.log``);
+* with the loop hardware manager (``loop_hardware/``, IPA's entry point),
+  which sees only these disks, writes only to one named by a root-device
+  hint and ends the agent if it finds itself unconfined;
+* listening and advertising on 127.0.0.1 only.
+
+The sandbox proves its confinement (``confinement.json``, the loop
+manager's own check run in the sandbox) before the agent starts; the
+fixture refuses to go on without that proof.
+
+Needs root, ``unshare`` and ``losetup`` (util-linux) and the agent's venv
+(``tools/agent-venv``).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import fixtures
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_REPO = os.path.dirname(os.path.dirname(_HERE))
+AGENT_VENV = os.path.join(_REPO, '.venv-agent')
+AGENT_PYTHON = os.path.join(AGENT_VENV, 'bin', 'python')
+_STANDINS = os.path.join(_HERE, 'standins')
+#: Commands the agent may never run for real.
+REFUSED = ('reboot', 'poweroff', 'halt', 'shutdown', 'hwclock',
+           'efibootmgr', 'grub-install', 'grub2-install', 'chronyc',
+           'chronyd', 'ntpdate', 'mdadm', 'modprobe', 'multipath',
+           'multipathd', 'iscsistart', 'mpathconf')
+#: Partitioning tools whose partitions need device nodes afterwards.
+_SYNCED = ('partx', 'partprobe', 'udevadm', 'blockdev', 'sgdisk', 'parted')
+
+
+def why_unavailable():
+    """Why the real agent cannot run here, or None."""
+    if os.geteuid() != 0:
+        return 'the real agent needs root'
+    for tool in ('unshare', 'losetup', 'qemu-img', 'sgdisk', 'partx'):
+        if shutil.which(tool) is None:
+            return '%s is not installed (.ci/run installs it)' % tool
+    if not os.path.exists(AGENT_PYTHON):
+        return 'no agent venv: run tools/agent-venv'
+    return None
+
+
+def _run(*command):
+    return subprocess.run(command, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class Disk:
+    """One loop disk of the sandbox: its device, serial and backing file."""
+
+    def __init__(self, device, serial, path):
+        self.device, self.serial, self.path = device, serial, path
+
+    def read(self, offset=0, size=-1):
+        with open(self.path, 'rb') as backing:
+            backing.seek(offset)
+            return backing.read(size)
+
+
+class AgentSandbox(fixtures.Fixture):
+    """A confined ironic-python-agent for one node (see the module doc).
+
+    :param api_url: the ironic-steps API the agent looks up and
+        heartbeats to (loopback).
+    :param mac: the MAC address of the agent's one interface: give the
+        node a port with it, so the agent's lookup finds the node.
+    :param disk_mib: the size of each loop disk.
+    :param disks: how many loop disks.
+    """
+
+    def __init__(self, api_url, mac, disk_mib=160, disks=1):
+        super().__init__()
+        self.api_url = api_url
+        self.mac = mac
+        self.disk_mib = disk_mib
+        self.disk_count = disks
+        self.process = None
+
+    def _setUp(self):
+        problem = why_unavailable()
+        if problem:
+            raise RuntimeError('cannot start the real agent: %s' % problem)
+        self.dir = tempfile.mkdtemp(prefix='ironic-steps-agent-')
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.disks = [self._make_disk(index)
+                      for index in range(self.disk_count)]
+        self.port = free_port()
+        self._write_standins()
+        self._write_config()
+        self._start()
+
+    def _make_disk(self, index):
+        path = os.path.join(self.dir, 'disk%d.img' % index)
+        with open(path, 'wb') as backing:
+            backing.truncate(self.disk_mib * 1024 * 1024)
+        device = _run('losetup', '--find', '--show', path)
+        self.addCleanup(subprocess.run, ['losetup', '--detach', device],
+                        capture_output=True)
+        return Disk(device, 'ironic-steps-%s-%d' % (
+            os.path.basename(self.dir).rsplit('-', 1)[-1], index), path)
+
+    def _write_standins(self):
+        self.bin = os.path.join(self.dir, 'bin')
+        os.mkdir(self.bin)
+        wrappers = {name: '%s %s' % (os.path.join(_STANDINS, 'refuse'), name)
+                    for name in REFUSED}
+        wrappers['ip'] = os.path.join(_STANDINS, 'ip')
+        for name in _SYNCED:
+            real = shutil.which(name)
+            if real:
+                wrappers[name] = '%s %s' % (
+                    os.path.join(_STANDINS, 'sync-devices'), real)
+        for name, target in wrappers.items():
+            path = os.path.join(self.bin, name)
+            with open(path, 'w') as script:
+                script.write('#!/bin/sh\nexec %s "$@"\n' % target)
+            os.chmod(path, 0o755)
+
+    def _write_config(self):
+        os.mkdir(os.path.join(self.dir, 'tmp'))
+        with open(os.path.join(self.dir, 'cmdline'), 'w') as cmdline:
+            cmdline.write('ipa-api-url=%s ipa-insecure=1\n' % self.api_url)
+        with open(os.path.join(self.dir, 'agent.conf'), 'w') as conf:
+            conf.write('\n'.join([
+                '[DEFAULT]',
+                'api_url = %s' % self.api_url,
+                'listen_host = 127.0.0.1',
+                'listen_port = %d' % self.port,
+                'advertise_host = 127.0.0.1',
+                'advertise_port = %d' % self.port,
+                'enable_auto_tls = False',
+                'insecure = True',
+                'lookup_timeout = 300',
+                'lookup_interval = 1',
+                'disk_wait_attempts = 1',
+                'hardware_initialization_delay = 0',
+                'collect_lldp = False',
+                'inspection_callback_url =',
+                'debug = True',
+                '']))
+
+    def _environment(self):
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith(('OS_', 'IRONIC_STEPS_'))}
+        env.update(
+            PATH='%s:%s' % (self.bin, env.get('PATH', '/usr/bin:/bin')),
+            TMPDIR=os.path.join(self.dir, 'tmp'),
+            IRONIC_STEPS_AGENT_SANDBOX=self.dir,
+            IRONIC_STEPS_AGENT_DISKS=','.join(
+                '%s=%s' % (disk.device, disk.serial) for disk in self.disks),
+            IRONIC_STEPS_AGENT_MAC=self.mac,
+            IRONIC_STEPS_AGENT_STANDINS=self.bin,
+            IRONIC_STEPS_AGENT_PYTHON=AGENT_PYTHON,
+            IRONIC_STEPS_REAL_IP=shutil.which('ip') or '/usr/sbin/ip')
+        return env
+
+    def _start(self):
+        self.log_path = os.path.join(self.dir, 'agent.log')
+        log = open(self.log_path, 'wb')
+        self.addCleanup(log.close)
+        self.process = subprocess.Popen(
+            ['unshare', '--mount', '--pid', '--fork', '--mount-proc',
+             '--kill-child', '--propagation', 'private', '--',
+             os.path.join(_HERE, 'enter_sandbox.sh')],
+            env=self._environment(), stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL)
+        self.addCleanup(self.stop)
+        self.confinement = self._wait_for_proof()
+
+    def _wait_for_proof(self, timeout=30):
+        proof = os.path.join(self.dir, 'confinement.json')
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(proof) and os.path.getsize(proof):
+                with open(proof) as found:
+                    result = json.load(found)
+                if not result['confined']:
+                    raise RuntimeError('the agent sandbox is not confined: %s'
+                                       % result['problems'])
+                return result
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError('the agent sandbox gave no proof of confinement '
+                           '(exit %s); its log:\n%s' % (
+                               self.process.poll(), self.log()))
+
+    @property
+    def callback_url(self):
+        return 'http://127.0.0.1:%d' % self.port
+
+    def log(self):
+        with open(self.log_path, errors='replace') as log:
+            return log.read()
+
+    def wait_for_log(self, text, timeout=30):
+        """Wait until the agent's log says ``text``; :returns: the log."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            log = self.log()
+            if text in log:
+                return log
+            time.sleep(0.1)
+        raise AssertionError('the agent did not log %r in %s s; its log:\n%s'
+                             % (text, timeout, self.log()[-5000:]))
+
+    def refused(self):
+        """The commands the agent tried and was refused, one per line."""
+        try:
+            with open(os.path.join(self.dir, 'refused.log')) as refused:
+                return refused.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def stop(self):
+        """Stop the agent: its sandbox's PID 1 dies, and everything in it.
+
+        SIGKILL, because ``unshare`` passes SIGTERM on to the sandbox's
+        PID 1, which ignores it; killed, ``unshare`` takes PID 1 with it
+        (``--kill-child``), and the kernel then ends every process of the
+        namespace.
+        """
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.kill()
+        self.process.wait()

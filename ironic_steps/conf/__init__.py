@@ -6,6 +6,7 @@ from ironic_steps.conf import api
 from ironic_steps.conf import conductor
 from ironic_steps.conf import database
 from ironic_steps.conf import default
+from ironic_steps.conf import deploy
 from ironic_steps.conf import fake
 from ironic_steps.conf import redfish
 
@@ -15,5 +16,6 @@ api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
 default.register_opts(CONF)
+deploy.register_opts(CONF)
 fake.register_opts(CONF)
 redfish.register_opts(CONF)

@@ -4,6 +4,7 @@ from ironic_steps.conf import api
 from ironic_steps.conf import conductor
 from ironic_steps.conf import database
 from ironic_steps.conf import default
+from ironic_steps.conf import deploy
 from ironic_steps.conf import fake
 from ironic_steps.conf import redfish
 
@@ -13,6 +14,7 @@ def list_opts():
         ('DEFAULT', default.opts + api.default_opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('deploy', deploy.opts),
         ('fake', fake.opts),
         ('redfish', redfish.opts),
     ] + database.list_opts()

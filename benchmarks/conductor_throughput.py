@@ -404,7 +404,7 @@ def run_one(settings):
         finally:
             # Stopping also stops the fake agent, whose last heartbeats
             # still need the manager.
-            manager.stop()
+            manager.stop(feeders=(fake_agent.stop_agent,))
             rpcapi.set_local_manager(None)
     steps_per_node = settings.steps + (settings.variant == 'async')
     transitions = settings.nodes * steps_per_node

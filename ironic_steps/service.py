@@ -12,8 +12,10 @@ distributed mode runs them as separate processes over oslo.messaging::
 Shutdown order matters: the API stops taking requests, then the conductor
 takes no new work and lets every running flow go on until it finishes or
 waits for its agent (workers are joined), so nothing is left half-written;
-a flow stopped by a crash instead is failed cleanly by the next start (see
-ConductorManager._recover).
+the in-process fake agent heartbeats no more once the conductor refuses new
+work, before its flows are waited for.  A flow stopped by a crash instead is
+failed cleanly by the next start (see
+:meth:`ironic_steps.conductor.housekeeping.Housekeeping.recover`).
 """
 
 import ipaddress
@@ -34,6 +36,7 @@ from ironic_steps.conf import CONF
 from ironic_steps.conf import opts
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import version
 
 LOG = log.getLogger(__name__)
@@ -256,7 +259,7 @@ class Service:
             self.rpc_server.stop()
             self.rpc_server.wait()
         if self.manager is not None:
-            self.manager.stop()
+            self.manager.stop(feeders=(fake_agent.stop_agent,))
         rpcapi.set_local_manager(None)
         if CONF.rpc_transport == 'oslo':
             from ironic_steps.common import rpc

@@ -254,5 +254,5 @@ class RPCConductors(fixtures.Fixture):
         if server is not None:
             server.stop()
             server.wait()
-            self.managers.pop(host).stop()
+            self.managers.pop(host).stop(feeders=(fake_agent.stop_agent,))
             registry.reset_ring()

@@ -22,7 +22,6 @@ import time
 
 from ironic_steps.common import context as ironic_context
 from ironic_steps.common import exception
-from ironic_steps.conductor import manager
 from ironic_steps.conductor import registry
 from ironic_steps.conductor import task_manager
 from ironic_steps.conf import CONF
@@ -64,7 +63,7 @@ def _configure(settings):
 
 def _hold(context, settings):
     registry.register(settings['host'])
-    manager.Heart(settings['host']).start()
+    registry.Heart(settings['host']).start()
     task = task_manager.acquire(context, settings['node'],
                                 host=settings['host'], retry=False,
                                 purpose='holding until killed')

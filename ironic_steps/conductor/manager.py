@@ -4,35 +4,32 @@ Each endpoint takes the node's lock (a task), checks the request against the
 node's state, records the state change and, for long work, hands the rest to
 a worker thread.  The flows themselves live in ``deployments``,
 ``cleaning`` and ``verification``; this module only routes to them.
+
+What the conductor does by itself (timeouts, crash recovery, take-over,
+the periodic tasks) is :mod:`housekeeping`'s, and its heartbeat is the
+registry's (:class:`registry.Heart`); starting and stopping here only
+wires them to the endpoints' locks and workers.
 """
 
-import datetime
 import threading
-import time
 
-from futurist import periodics
-from oslo_db import exception as db_exc
 from oslo_log import log
 import oslo_messaging as messaging
-from oslo_utils import timeutils
 
 from ironic_steps.common import exception
-from ironic_steps.common import outage
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
-from ironic_steps.common import x_steps
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import housekeeping
 from ironic_steps.conductor import locks
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
-from ironic_steps.conductor import power_sync
 from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
-from ironic_steps.conductor import step_history
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -42,7 +39,6 @@ from ironic_steps.conductor import workers
 from ironic_steps.conf import CONF
 from ironic_steps.db import api as db_api
 from ironic_steps.drivers import driver_factory
-from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
@@ -78,10 +74,10 @@ class ConductorManager:
         self._wait_for_locks = wait_for_locks
         self._dbapi = db_api.get_instance()
         self._workers = None
-        self._periodic = None
         self._poller = None
         self._heart = None
-        self._alive_hosts = None
+        #: What this conductor does by itself, once started.
+        self.housekeeping = None
         self._stopping = False
         #: UUIDs of the allocations this conductor is processing.
         self._allocations_in_hand = set()
@@ -90,41 +86,44 @@ class ConductorManager:
     # --- service life ---------------------------------------------------
 
     def start(self, admin_context):
-        """Start the workers, recover from an unclean stop, say we live."""
+        """Start the workers, recover from an unclean stop, say we live,
+        then keep house (see :mod:`housekeeping`)."""
         self._stopping = False
         locks.backend()   # a wrong lock backend fails the start
         self._workers = workers.WorkerPool(CONF.conductor.workers_pool_size)
-        self._recover(admin_context)
-        registry.register(self.host)
         self._poller = step_polling.StepPoller(
             self._acquire, self._reserve_worker, self._owns)
-        self._heart = Heart(self.host)
+        self.housekeeping = housekeeping.Housekeeping(
+            self.host, acquire=self._acquire, owns=self._owns,
+            reserve_worker=self._reserve_worker,
+            steady=lambda: self._heart.steady(), poller=self._poller,
+            process_allocation=self._process_allocation,
+            processing_allocation=self._processing_allocation)
+        self.housekeeping.recover(admin_context)
+        registry.register(self.host)
+        self._heart = registry.Heart(self.host)
         self._heart.start()
-        self._alive_hosts = None
-        self._adopt_agents(admin_context)
-        self._start_periodics(self._periodic_tasks(admin_context))
+        self.housekeeping.adopt_agents(admin_context)
+        self.housekeeping.start(admin_context)
 
-    def _periodic_tasks(self, admin_context):
-        """[(spacing, task)]: what this conductor does by itself, each task
-        saying a database outage once rather than failing every run."""
-        periodic = [
-            (CONF.conductor.check_provision_state_interval,
-             lambda: self._check_wait_timeouts(admin_context)),
-            (step_polling.look_spacing(),
-             lambda: self._poller.run(admin_context)),
-            (CONF.conductor.heartbeat_interval,
-             lambda: self._take_over_from_dead_conductors(admin_context)),
-            (CONF.conductor.heartbeat_interval,
-             lambda: self._free_abandoned_locks(admin_context)),
-            (CONF.conductor.heartbeat_interval,
-             lambda: self._resume_unsettled_allocations(admin_context)),
-        ]
-        if CONF.conductor.sync_power_state_interval:
-            sync = power_sync.PowerStateSync(self._acquire, self._owns)
-            periodic.append((CONF.conductor.sync_power_state_interval,
-                             lambda: sync.run(admin_context)))
-        return [(spacing, _through_outages(task))
-                for spacing, task in periodic]
+    def stop(self, feeders=()):
+        """Take no new work; let running flows finish; then stop.
+
+        :param feeders: callables that stop what hands this conductor work
+            from within its process (the service's fake agent): called
+            once new work is refused, before running flows are waited for.
+        """
+        self._stopping = True
+        for stop_feeder in feeders:
+            stop_feeder()
+        if self._heart is not None:
+            self._heart.stop()
+        if self.housekeeping is not None:
+            self.housekeeping.stop()
+        if self._workers is not None:
+            self._workers.shutdown(wait=True)
+            registry.unregister(self.host)
+            locks.stop()
 
     def _owns(self, node_uuid, driver):
         """Whether this conductor handles ``node_uuid``, whose hardware
@@ -133,188 +132,6 @@ class ConductorManager:
             return registry.conductor_for(node_uuid, driver) == self.host
         except exception.NoConductorOnline:
             return False
-
-    def _start_periodics(self, spaced_callables):
-        # Each first runs one spacing after the start, not at once: a
-        # restarted conductor has its own recovery to do first.
-        self._periodic = periodics.PeriodicWorker(
-            [(periodics.periodic(spacing=spacing, run_immediately=False)(fn),
-              (), {})
-             for spacing, fn in spaced_callables])
-        self._periodic_thread = threading.Thread(
-            target=self._periodic.start, name='conductor-periodics',
-            daemon=True)
-        self._periodic_thread.start()
-
-    def stop(self):
-        """Take no new work; let running flows finish; then stop."""
-        self._stopping = True
-        fake_agent.stop_agent()
-        if self._heart is not None:
-            self._heart.stop()
-        if self._periodic is not None:
-            self._periodic.stop()
-            self._periodic.wait()
-            self._periodic_thread.join()
-        if self._workers is not None:
-            self._workers.shutdown(wait=True)
-        if self._workers is not None:
-            registry.unregister(self.host)
-            locks.stop()
-
-    def _check_wait_timeouts(self, context):
-        """Fail flows whose agent did not call back in time, and waiting
-        steps past their own timeout."""
-        self._fail_overdue_steps(context)
-        for state, waiting in flows.BY_WAIT_STATE.items():
-            if not waiting.timeout:
-                continue
-            before = timeutils.utcnow() - datetime.timedelta(
-                seconds=waiting.timeout)
-            for node in objects.Node.list(context, filters={
-                    'provision_state': state, 'reservation': None,
-                    'provisioned_before': before}):
-                if step_polling.is_polled(node):
-                    continue   # it has a timeout of its own
-                self._fail_timed_out(context, node.uuid, state, waiting,
-                                     before)
-
-    def _fail_overdue_steps(self, context):
-        """Fail this conductor's waiting steps past their own timeout
-        (x-steps); polled ones are its poller's, which checks first."""
-        if not x_steps.enabled():
-            return   # no step has a deadline: spare the query
-        for state, waiting in flows.BY_WAIT_STATE.items():
-            for row in objects.Node.list_fields(
-                    context, ('uuid', 'driver', 'driver_internal_info',
-                              'reservation', 'provision_state'),
-                    filters={'provision_state': state}):
-                if (row.reservation is None
-                        and not step_polling.is_polled(row)
-                        and step_runner.overdue(row, waiting.flow)
-                        and self._owns(row.uuid, row.driver)):
-                    self._fail_overdue(context, row.uuid, state, waiting)
-
-    def _fail_overdue(self, context, node_uuid, state, waiting):
-        try:
-            with self._acquire(context, node_uuid, retry=False,
-                               purpose='step timeout') as task:
-                error = step_runner.overdue(task.node, waiting.flow)
-                if task.node.provision_state == state and error:
-                    step_runner.fail(task, waiting.flow, error)
-        except (exception.NodeLocked, exception.NodeNotFound):
-            pass   # busy or gone: not ours to fail now
-
-    def _fail_timed_out(self, context, node_uuid, state, waiting, before):
-        try:
-            with self._acquire(context, node_uuid, retry=False,
-                               purpose='call-back timeout') as task:
-                node = task.node
-                if (node.provision_state != state or timeutils.normalize_time(
-                        node.provision_updated_at) >= before):
-                    return   # it moved on while we looked
-                step = getattr(node, waiting.flow.step_field) or {}
-                step_runner.fail(task, waiting.flow, (
-                    'Timeout reached while waiting for the agent of node %s'
-                    '%s after %s seconds' % (
-                        node.uuid,
-                        task_manager.step_suffix(node) if step else '',
-                        waiting.timeout)), outcome=step_history.TIMEOUT)
-        except (exception.NodeLocked, exception.NodeNotFound):
-            pass   # busy or gone: not ours to fail now
-
-    def _recover(self, context, dead_host=None, why='restarted'):
-        """Fail the flows a dead conductor held, and free its nodes.
-
-        A host tag on a node's lock means that conductor died holding it
-        (this one, at start-up, or another that stopped heartbeating): the
-        flow that was running is gone, so fail it where it stood.
-        """
-        dead_host = dead_host or self.host
-        for uuid in locks.backend().free_all(dead_host):
-            self._stop_abandoned(context, uuid, 'Conductor %s %s' % (
-                dead_host, why))
-
-    def _free_abandoned_locks(self, context):
-        """Free the locks this conductor holds for no running work.
-
-        A flow that lost the database could not drop its lock; nothing
-        else would ever free it, since this conductor is alive.  Once the
-        database answers again, its flow is failed where it stood.
-        """
-        rows = objects.Node.list_fields(context, ('uuid',),
-                                        filters={'reservation': self.host})
-        if not rows:
-            return
-        with task_manager.HELD.abandoned(self.host, rows) as abandoned:
-            freed = [(row.uuid, why) for row, why in abandoned
-                     if locks.backend().free(self.host, row)]
-        for uuid, why in freed:
-            LOG.warning('Node %s was locked by %s for no running work (%s); '
-                        'freed', uuid, self.host, why or 'cause unknown')
-            self._stop_abandoned(context, uuid, (
-                'Conductor %s lost the database (%s)' % (self.host, why)
-                if why else
-                'Conductor %s held the lock for no running work' % self.host))
-
-    def _stop_abandoned(self, context, uuid, cause):
-        """Fail the flow of a node whose work is gone, where it stood."""
-        try:
-            with self._acquire(context, uuid, retry=False,
-                               purpose='recovery') as task:
-                state = task.node.provision_state
-                if state not in states.WORKING_STATES:
-                    return
-                task.node.last_error = (
-                    '%s while the node was %s%s; the operation was '
-                    'stopped' % (cause, state,
-                                 task_manager.step_suffix(task.node)))
-                task.process_event(states.EVENT_FAIL)
-                task.node.save()
-                LOG.warning('Node %s: %s', uuid, task.node.last_error)
-        except (exception.NodeLocked, exception.NodeNotFound):
-            pass   # already taken over by another conductor, or gone
-
-    def _take_over_from_dead_conductors(self, context):
-        """Free the nodes of conductors that stopped heartbeating, and
-        serve the agents of the waiting nodes that become ours."""
-        if not self._heart.steady():
-            # Our own heartbeats failed lately (the database was out):
-            # the others' may have too; give them time to show they live.
-            return
-        for host in registry.dead_hosts_holding_locks():
-            if host != self.host:
-                self._recover(context, dead_host=host,
-                              why='stopped heartbeating')
-        alive = set(registry.live_conductors().hostnames)
-        left = self._alive_hosts is not None and self._alive_hosts - alive
-        self._alive_hosts = alive
-        if left:
-            LOG.warning('Conductors %s stopped heartbeating; taking over '
-                        'their waiting nodes', ', '.join(sorted(left)))
-            registry.reset_ring()
-            self._adopt_agents(context)
-
-    def _adopt_agents(self, context):
-        """Tell the deploy interfaces of this conductor's waiting nodes
-        that it owns them now (see ``DeployInterface.adopt_waiting``)."""
-        for state, waiting in flows.BY_WAIT_STATE.items():
-            index_key = '%s_step_index' % waiting.flow.kind
-            for row in objects.Node.list_fields(
-                    context, ('uuid', 'driver', 'deploy_interface',
-                              'driver_internal_info'),
-                    filters={'provision_state': state}):
-                if (step_polling.is_polled(row)
-                        or not self._owns(row.uuid, row.driver)):
-                    continue
-                try:
-                    deploy = driver_factory.interface_for(
-                        'deploy', row.driver, row.deploy_interface)
-                except exception.IronicStepsException:
-                    continue   # its flow fails where the node is loaded
-                deploy.adopt_waiting(
-                    row.uuid, waiting.flow.kind,
-                    (row.driver_internal_info or {}).get(index_key))
 
     def _acquire(self, context, node_id, **kwargs):
         """A task on ``node_id`` whose lock is tagged with this conductor."""
@@ -434,40 +251,9 @@ class ConductorManager:
             with self._allocations_lock:
                 self._allocations_in_hand.discard(allocation.uuid)
 
-    def _resume_unsettled_allocations(self, context):
-        """Process again the allocations left ``allocating`` by a
-        conductor that stopped (or restarted) while processing them.
-
-        One is taken for left once it has not changed for
-        ``[conductor] heartbeat_timeout`` (long enough for its conductor
-        to count as dead); the live conductor the hash ring gives its UUID
-        to claims it (a conditional write, so only one does) and processes
-        it from the start.  Should its first conductor still be at it
-        after all, the first outcome written stands (see
-        ``Allocation.save``).
-        """
-        for unsettled in objects.Allocation.list_unsettled(
-                context, registry.cutoff()):
-            with self._allocations_lock:
-                if unsettled.uuid in self._allocations_in_hand:
-                    continue
-            try:
-                if registry.conductor_for(unsettled.uuid, None) != self.host:
-                    continue
-            except exception.NoConductorOnline:
-                return   # our own registration is not read back yet
-            try:
-                with self._reserve_worker() as worker:
-                    if not objects.Allocation.claim(context, unsettled):
-                        continue
-                    LOG.warning('Allocation %s was left allocating by a '
-                                'conductor that stopped; processing it '
-                                'again', unsettled.uuid)
-                    worker.submit(self._process_allocation, context,
-                                  objects.Allocation.get_by_id(
-                                      context, unsettled.id))
-            except exception.NoFreeConductorWorker:
-                return   # the next run takes the rest
+    def _processing_allocation(self, uuid):
+        with self._allocations_lock:
+            return uuid in self._allocations_in_hand
 
     @_expected
     def destroy_allocation(self, context, allocation):
@@ -774,71 +560,3 @@ def _check_token(node, token):
         LOG.warning('Heartbeat for node %s refused: invalid or missing agent '
                     'token', node.uuid)
         raise
-
-
-class Heart:
-    """A conductor's heartbeat, on a thread of its own.
-
-    No periodic task, however slow (a power sync waiting on BMCs), can
-    delay it, so a busy conductor is never taken for dead.
-    """
-
-    def __init__(self, host, clock=time.monotonic):
-        self.host = host
-        self._clock = clock
-        self._stop = threading.Event()
-        self._thread = None
-        # Registered just now: others had no reason to beat for us yet.
-        self._steady_since = clock()
-
-    def start(self):
-        self._thread = threading.Thread(target=self._beat, daemon=True,
-                                        name='conductor-heartbeat')
-        self._thread.start()
-
-    def _beat(self):
-        while not self._stop.wait(CONF.conductor.heartbeat_interval):
-            self.beat()
-
-    def beat(self):
-        """Write a heartbeat; whatever fails, the next one is still due:
-        a conductor that stops beating is taken for dead, and its nodes
-        taken over, while it works."""
-        try:
-            registry.heartbeat(self.host)
-        except db_exc.DBConnectionError as exc:
-            outage.DATABASE.failed(exc)
-            self._steady_since = None
-        except Exception:
-            # A deadlock, a constraint, a bug: said at each failure.
-            LOG.exception('Heartbeat of conductor %s failed; the next is in '
-                          '%s s', self.host, CONF.conductor.heartbeat_interval)
-            self._steady_since = None
-        else:
-            outage.DATABASE.succeeded()
-            if self._steady_since is None:
-                self._steady_since = self._clock()
-
-    def steady(self):
-        """Whether our heartbeats have gone through for a whole
-        ``heartbeat_timeout``: only then do others' missing ones mean
-        they are dead rather than that the database was out."""
-        since = self._steady_since
-        return (since is not None and self._clock() - since
-                >= CONF.conductor.heartbeat_timeout)
-
-    def stop(self):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-
-def _through_outages(periodic_task):
-    """A periodic task that says a database outage once, not per run (the
-    heartbeat says when it ends)."""
-    def run():
-        try:
-            periodic_task()
-        except db_exc.DBConnectionError as exc:
-            outage.DATABASE.failed(exc)
-    return run

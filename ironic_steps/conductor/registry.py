@@ -7,8 +7,8 @@ themselves, the RPC client and the API:
 1. **Registration.**  A conductor registers at start with the hardware
    types it serves and, per type, the interface implementations it offers
    (*served hardware*: see :mod:`ironic_steps.db.sqlalchemy.conductors`),
-   heartbeats every ``[conductor] heartbeat_interval`` seconds and
-   unregisters when it stops.
+   heartbeats every ``[conductor] heartbeat_interval`` seconds (its
+   :class:`Heart`, on a thread of its own) and unregisters when it stops.
 2. **Liveness.**  A conductor is *alive* when it is registered online
    and its last heartbeat is after :func:`cutoff`, ``[conductor]
    heartbeat_timeout`` seconds ago.  No other module computes it: the
@@ -24,20 +24,28 @@ themselves, the RPC client and the API:
    (:mod:`ironic_steps.conductor.hash_ring`) built from the live
    conductors serving the node's driver.
 
-The registry never locks a node and never takes one over: the conductor
-manager asks it for the dead conductors and frees their nodes itself.
+The registry never locks a node and never takes one over: the
+conductor's housekeeping (:mod:`ironic_steps.conductor.housekeeping`) asks
+it for the dead conductors and frees their nodes itself.
 """
 
 import datetime
 import functools
+import threading
+import time
 
+from oslo_db import exception as db_exc
+from oslo_log import log
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import outage
 from ironic_steps.conductor import hash_ring
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
+
+LOG = log.getLogger(__name__)
 
 
 def cutoff(now=None):
@@ -70,6 +78,63 @@ def register(hostname, hardware=None):
 def heartbeat(hostname):
     """Conductor ``hostname`` is alive now."""
     objects.Conductor.touch(hostname)
+
+
+class Heart:
+    """A conductor's heartbeat, on a thread of its own.
+
+    No periodic task, however slow (a power sync waiting on BMCs), can
+    delay it, so a busy conductor is never taken for dead.
+    """
+
+    def __init__(self, host, clock=time.monotonic):
+        self.host = host
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread = None
+        # Registered just now: others had no reason to beat for us yet.
+        self._steady_since = clock()
+
+    def start(self):
+        self._thread = threading.Thread(target=self._beat, daemon=True,
+                                        name='conductor-heartbeat')
+        self._thread.start()
+
+    def _beat(self):
+        while not self._stop.wait(CONF.conductor.heartbeat_interval):
+            self.beat()
+
+    def beat(self):
+        """Write a heartbeat; whatever fails, the next one is still due:
+        a conductor that stops beating is taken for dead, and its nodes
+        taken over, while it works."""
+        try:
+            heartbeat(self.host)
+        except db_exc.DBConnectionError as exc:
+            outage.DATABASE.failed(exc)
+            self._steady_since = None
+        except Exception:
+            # A deadlock, a constraint, a bug: said at each failure.
+            LOG.exception('Heartbeat of conductor %s failed; the next is in '
+                          '%s s', self.host, CONF.conductor.heartbeat_interval)
+            self._steady_since = None
+        else:
+            outage.DATABASE.succeeded()
+            if self._steady_since is None:
+                self._steady_since = self._clock()
+
+    def steady(self):
+        """Whether our heartbeats have gone through for a whole
+        ``heartbeat_timeout``: only then do others' missing ones mean
+        they are dead rather than that the database was out."""
+        since = self._steady_since
+        return (since is not None and self._clock() - since
+                >= CONF.conductor.heartbeat_timeout)
+
+    def stop(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
 
 
 def unregister(hostname):

@@ -97,7 +97,7 @@ class DatabaseOutageTest(base.ConductorTestCase):
         stored = objects.Node.get(self.context, node.uuid)
         self.assertEqual((states.DEPLOYING, self.manager.host),
                          (stored.provision_state, stored.reservation))
-        self.manager._free_abandoned_locks(self.context)
+        self.manager.housekeeping.free_abandoned_locks(self.context)
         node = self.wait_for_state(node, states.DEPLOYFAIL)
         self.assertIn('Conductor test-conductor lost the database (',
                       node.last_error)
@@ -113,7 +113,7 @@ class DatabaseOutageTest(base.ConductorTestCase):
 
     def test_locks_of_running_work_are_not_freed(self):
         node = self.deploy_until_the_step_runs()
-        self.manager._free_abandoned_locks(self.context)
+        self.manager.housekeeping.free_abandoned_locks(self.context)
         stored = objects.Node.get(self.context, node.uuid)
         self.assertEqual(self.manager.host, stored.reservation)
         self.assertIsNone(stored.last_error)
@@ -122,7 +122,7 @@ class DatabaseOutageTest(base.ConductorTestCase):
 
     def test_periodic_tasks_say_the_outage_once_and_its_end(self):
         runs = [run for _spacing, run in
-                self.manager._periodic_tasks(self.context)]
+                self.manager.housekeeping.periodic_tasks(self.context)]
         self.server.stop()
         for _ in range(5):
             for run in runs:

@@ -84,7 +84,7 @@ class AllocationApiTest(base.ApiTestCase):
         left = objects.Allocation(self.context, resource_class='gold',
                                   state='allocating')
         left.create()
-        self.manager._resume_unsettled_allocations(self.context)
+        self.manager.housekeeping.resume_unsettled_allocations(self.context)
         self.assertEqual('allocating', self.get(
             '/v1/allocations/%s' % left.uuid).get_json()['state'])
         # Once it has not changed for as long as it takes to judge a
@@ -95,7 +95,7 @@ class AllocationApiTest(base.ApiTestCase):
             connection.execute(sa.update(models.Allocation.__table__).values(
                 created_at=stored_long_ago, updated_at=None))
         logs = self.useFixture(fixtures.FakeLogger())
-        self.manager._resume_unsettled_allocations(self.context)
+        self.manager.housekeeping.resume_unsettled_allocations(self.context)
         self.assertEqual(node.uuid, self.settled(left.uuid)['node_uuid'])
         self.assertIn('Allocation %s was left allocating' % left.uuid,
                       logs.output)

@@ -169,13 +169,13 @@ class WaitingFlowTableTest(base.ConductorTestCase):
         node.provision_updated_at = timeutils.utcnow() - datetime.timedelta(
             seconds=30)
         node.save()
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         self.assertEqual(states.CLEANWAIT, objects.Node.get(
             self.context, node.uuid).provision_state)
         node.provision_updated_at = timeutils.utcnow() - datetime.timedelta(
             seconds=61)
         node.save()
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         node = objects.Node.get(self.context, node.uuid)
         self.assertEqual(states.CLEANFAIL, node.provision_state)
         self.assertIn('Timeout reached', node.last_error)

@@ -12,6 +12,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import locks
 from ironic_steps.conductor import manager
+from ironic_steps.conductor import registry
 from ironic_steps.conductor import task_manager
 from ironic_steps.conf import CONF
 from ironic_steps import objects
@@ -52,7 +53,7 @@ class ToozRecoveryTest(base.TestCase):
         self.assertEqual(states.DEPLOYING, node.provision_state)
         # and once the lease is gone, frees the node and fails its flow
         previous_process.stop()
-        conductor._free_abandoned_locks(self.context)
+        conductor.housekeeping.free_abandoned_locks(self.context)
         node = objects.Node.get(self.context, node.uuid)
         self.assertIsNone(node.reservation)
         self.assertEqual(states.DEPLOYFAIL, node.provision_state)
@@ -83,13 +84,13 @@ class ToozRecoveryTest(base.TestCase):
         manual = clock.ManualClock()
         # The started heart stops, or it would beat on after the test.
         conductor._heart.stop()
-        conductor._heart = manager.Heart(conductor.host, clock=manual)
+        conductor._heart = registry.Heart(conductor.host, clock=manual)
         manual.advance(60)
         # When this conductor, steady, looks for dead ones after the timeout
         timeutils.set_time_override(
             timeutils.utcnow() + datetime.timedelta(seconds=120))
         self.addCleanup(timeutils.clear_time_override)
-        conductor._take_over_from_dead_conductors(self.context)
+        conductor.housekeeping.take_over_from_dead_conductors(self.context)
         # Then the node whose lease is gone is freed, its flow failed
         node = objects.Node.get(self.context, nodes['dead-conductor'].uuid)
         self.assertIsNone(node.reservation)

@@ -34,7 +34,7 @@ class WaitTimeoutTest(base.ConductorTestCase):
         node.provision_updated_at = timeutils.utcnow() - datetime.timedelta(
             seconds=61)
         node.save()
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         return objects.Node.get(self.context, node.uuid)
 
     def test_deploy_waiting_longer_than_the_timeout_fails_naming_the_step(self):
@@ -55,7 +55,7 @@ class WaitTimeoutTest(base.ConductorTestCase):
     def test_deploy_waiting_less_than_the_timeout_is_left_alone(self):
         self.config(deploy_callback_timeout=60, group='conductor')
         node = self._park_in_wait()
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
             self.context, node.uuid).provision_state)
 
@@ -68,7 +68,7 @@ class WaitTimeoutTest(base.ConductorTestCase):
         self.assertEqual(set(), fake_agent.get_agent().serving())
         # When the node's new owner adopts the waiting nodes
         self.config(agent_delay=0, group='fake')
-        self.manager._adopt_agents(self.context)
+        self.manager.housekeeping.adopt_agents(self.context)
         # Then the agent heartbeats there and the deploy goes on
         self.wait_for_state(node, states.ACTIVE)
 
@@ -77,7 +77,7 @@ class WaitTimeoutTest(base.ConductorTestCase):
         node = self._park_in_wait()
         node.provision_updated_at = datetime.datetime(2000, 1, 1)
         node.save()
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         self.assertEqual(states.DEPLOYWAIT, objects.Node.get(
             self.context, node.uuid).provision_state)
 
@@ -141,7 +141,7 @@ class TakeOverTest(base.ConductorTestCase):
         # When a live conductor, its own heartbeats steady for a while,
         # looks for dead ones
         self.steady_for(60)
-        self.manager._take_over_from_dead_conductors(self.context)
+        self.manager.housekeeping.take_over_from_dead_conductors(self.context)
         # Then the silent one's flow is failed and its node unlocked
         node = objects.Node.get(self.context, node.uuid)
         self.assertIsNone(node.reservation)
@@ -158,12 +158,12 @@ class TakeOverTest(base.ConductorTestCase):
         # When this conductor's own heartbeats have gone through for less
         # than the timeout (the database was out, for it too)
         self.steady_for(59)
-        self.manager._take_over_from_dead_conductors(self.context)
+        self.manager.housekeeping.take_over_from_dead_conductors(self.context)
         # Then it does not judge the other dead yet
         self.assertEqual('silent-conductor', objects.Node.get(
             self.context, node.uuid).reservation)
         self.steady_for(60)
-        self.manager._take_over_from_dead_conductors(self.context)
+        self.manager.housekeeping.take_over_from_dead_conductors(self.context)
         self.assertIsNone(objects.Node.get(self.context,
                                            node.uuid).reservation)
 
@@ -171,7 +171,7 @@ class TakeOverTest(base.ConductorTestCase):
         manual = clock.ManualClock()
         # The started heart stops, or it would beat on after the test.
         self.manager._heart.stop()
-        self.manager._heart = manager.Heart(self.manager.host, clock=manual)
+        self.manager._heart = registry.Heart(self.manager.host, clock=manual)
         manual.advance(seconds)
 
 
@@ -196,7 +196,7 @@ class HeartTest(base.ConductorTestCase):
         objects.Conductor.register('beating', {'fake-hardware': {}})
         before = objects.Conductor.get_by_hostname(
             self.context, 'beating').updated_at
-        heart = manager.Heart('beating')
+        heart = registry.Heart('beating')
         heart.start()
         self.addCleanup(heart.stop)
         # When the beats go on

@@ -231,7 +231,7 @@ class PolledStepsTest(tests_base.ConductorTestCase):
         objects.Node.dbapi.update_node(node.id, {
             'provision_updated_at': node.provision_updated_at.replace(
                 year=2000, tzinfo=None)})
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         self.wait_for_state(node, states.DEPLOYWAIT)
 
     def test_a_locked_node_is_skipped_until_it_is_free(self):

@@ -125,10 +125,10 @@ class StepTimeoutTest(tests_base.ConductorTestCase):
                            driver='fake-hardware')
         self.wait_for_state(node, states.DEPLOYWAIT)
         self.advance(100)
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         self.wait_for_state(node, states.DEPLOYWAIT)
         self.advance(21)
-        self.manager._check_wait_timeouts(self.context)
+        self.manager.housekeeping.check_wait_timeouts(self.context)
         node = self.wait_for_state(node, states.DEPLOYFAIL)
         self.assertIn('Deploy step deploy.write_image timed out: its timeout '
                       'is 120 seconds', node.last_error)

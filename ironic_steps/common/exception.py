@@ -395,3 +395,63 @@ class NoDriversLoaded(IronicStepsException):
                 'hardware types (%(enabled)s) is installed and in the '
                 'pinned release, so it could serve no node. Check '
                 '[DEFAULT] enabled_hardware_types.')
+
+
+# --- the agent: ironic-python-agent refused, failed or did not answer -------
+#
+# Raised by drivers/modules/agent_client.py.  ``agent`` names the agent as
+# "the agent of node X at URL", a URL that never carries the agent token;
+# ``command`` is the command (deploy.get_deploy_steps) or the request
+# (GET /v1/commands/).  Busy (409) and unreachable (503) are ``transient``:
+# a polled step's check that meets them is asked again next interval.
+
+class AgentError(IronicStepsException):
+    """Something went wrong between the conductor and a node's agent."""
+
+    _msg_fmt = 'Talking to %(agent)s failed: %(error)s'
+
+
+class AgentURLUnknown(AgentError):
+    """The node's agent has not told its URL yet (no heartbeat)."""
+
+    _msg_fmt = ('Node %(node)s has no agent URL (driver_internal_info/'
+                'agent_url): its agent has not heartbeated yet.')
+    transient = True
+
+
+class AgentAPIError(AgentError):
+    """The agent answered, but with an error or an answer not understood."""
+
+    _msg_fmt = ('Request %(command)s to %(agent)s was answered with HTTP '
+                '%(status)s: %(error)s')
+
+
+class AgentIsBusy(AgentError):
+    """The agent was still running another command: it runs one at a
+    time."""
+
+    _msg_fmt = ('Request %(command)s to %(agent)s was refused: the agent is '
+                'busy (%(error)s); attempt %(attempt)d of %(attempts)d.')
+    code = http.HTTPStatus.CONFLICT
+    transient = True
+
+
+class AgentTokenRefused(AgentError):
+    """The agent refused the token (401/403): sending it again cannot
+    help."""
+
+    _msg_fmt = ('Request %(command)s to %(agent)s was refused with HTTP '
+                '%(status)s: %(why)s.')
+
+
+class AgentConnectionFailed(AgentError):
+    _msg_fmt = ('Could not reach %(agent)s for %(command)s: %(reason)s; '
+                'attempt %(attempt)d of %(attempts)d.')
+    code = http.HTTPStatus.SERVICE_UNAVAILABLE
+    transient = True
+
+
+class AgentCommandTimeout(AgentError):
+    _msg_fmt = ('Command %(command)s (%(command_id)s) was still running on '
+                '%(agent)s after %(checks)d checks %(interval)s seconds '
+                'apart.')

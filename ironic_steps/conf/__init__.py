@@ -2,6 +2,7 @@
 
 from oslo_config import cfg
 
+from ironic_steps.conf import agent
 from ironic_steps.conf import api
 from ironic_steps.conf import conductor
 from ironic_steps.conf import database
@@ -12,6 +13,7 @@ from ironic_steps.conf import redfish
 
 CONF = cfg.CONF
 
+agent.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)

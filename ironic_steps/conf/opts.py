@@ -1,5 +1,6 @@
 """Option listing for oslo-config-generator (see setup.cfg)."""
 
+from ironic_steps.conf import agent
 from ironic_steps.conf import api
 from ironic_steps.conf import conductor
 from ironic_steps.conf import database
@@ -12,6 +13,7 @@ from ironic_steps.conf import redfish
 def list_opts():
     return [
         ('DEFAULT', default.opts + api.default_opts),
+        ('agent', agent.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
         ('deploy', deploy.opts),

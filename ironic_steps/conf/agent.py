@@ -1,0 +1,73 @@
+"""[agent] options: how the conductor talks to a node's deploy agent.
+
+Names and defaults are Ironic's [agent] options, so an Ironic
+configuration file keeps its meaning here.  The command options are read
+by :mod:`ironic_steps.drivers.modules.agent_client`; the deploy options
+are declared for the deploy interfaces that will use them.
+"""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.FloatOpt('command_timeout',
+                 default=60.0, min=0.01,
+                 help='Seconds to wait for the agent to answer one request '
+                      '(its connection included). A command asked to wait '
+                      '(wait=true) must finish within it. A long timeout '
+                      'holds a worker and the node\'s lock while an '
+                      'unreachable agent is waited for.'),
+    cfg.IntOpt('max_command_attempts',
+               default=3, min=1,
+               help='Most times one request to the agent is sent when the '
+                    'agent cannot be reached, does not answer in time, or '
+                    'answers that it is busy with another command (HTTP '
+                    '409). A refused agent token is never sent again.'),
+    cfg.FloatOpt('command_retry_interval',
+                 default=1.0, min=0,
+                 help='Seconds before the second of those attempts; each '
+                      'later one waits twice as long as the one before.'),
+    cfg.IntOpt('command_wait_attempts',
+               default=100, min=1,
+               help='Most times the status of a running agent command is '
+                    'read while waiting for it to finish, before the wait '
+                    'fails.'),
+    cfg.FloatOpt('command_wait_interval',
+                 default=6.0, min=0,
+                 help='Seconds between two reads of the status of a running '
+                      'agent command.'),
+    # Declared for the deploy interfaces that will read them.
+    cfg.StrOpt('image_download_source',
+               default='http',
+               choices=[('swift', 'the agent downloads the image from the '
+                                  'Object Storage service'),
+                        ('http', 'the agent downloads the image from the '
+                                 'URL it is served at'),
+                        ('local', 'as http, but the conductor caches the '
+                                  'image, converts it and serves it itself')],
+               mutable=True,
+               help='Where the agent downloads the instance image from.'),
+    cfg.BoolOpt('stream_raw_images',
+                default=True,
+                mutable=True,
+                help='Whether the agent writes a raw image straight to the '
+                     'disk as it downloads it, rather than first copying it '
+                     'into memory (tmpfs).'),
+    cfg.StrOpt('deploy_logs_collect',
+               default='on_failure',
+               choices=[('always', 'after every deploy'),
+                        ('on_failure', 'after a failed deploy only'),
+                        ('never', 'never')],
+               mutable=True,
+               help='When the conductor collects the agent\'s logs from a '
+                    'node it deploys.'),
+    cfg.BoolOpt('require_tls',
+                default=True,
+                mutable=True,
+                help='Whether an agent must give an https:// callback URL '
+                     'in its heartbeat. Set to false only for agents that '
+                     'cannot serve TLS.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='agent')

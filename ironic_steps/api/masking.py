@@ -1,7 +1,8 @@
 """Secrets in the free-form dicts of a resource: what they are, hiding them.
 
-A value whose key contains ``password``, ``secret``, ``token`` or ``key``
-(any case) is a secret, at any depth, inside dicts and lists alike, in the
+A value whose key contains ``password``, ``secret``, ``token``, ``key`` or
+``configdrive`` (any case; a config drive carries SSH keys and passwords)
+is a secret, at any depth, inside dicts and lists alike, in the
 fields a resource masks (a node's ``driver_info``, ``driver_internal_info``
 and ``instance_info``, and its ``deploy_step`` and ``clean_step``, whose
 ``args`` may carry credentials, as may a deploy template's ``steps``; the
@@ -21,7 +22,7 @@ error message and no log line carries the value of a secret.
 import functools
 
 MASK = '******'
-_SECRET_WORDS = ('password', 'secret', 'token', 'key')
+_SECRET_WORDS = ('password', 'secret', 'token', 'key', 'configdrive')
 _CONTAINERS = (dict, list)
 
 

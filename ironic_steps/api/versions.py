@@ -49,6 +49,8 @@ implement it):
   management, power, raid, vendor).
 * 1.32 - ``volume`` link of nodes.
 * 1.33 - node ``storage_interface`` field.
+* 1.35 - ``rebuild`` takes a ``configdrive`` too (``active`` always
+  did: a gzipped, base64 ISO image or a URL).
 * 1.36 - heartbeats may carry ``agent_version``.
 * 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
   endpoints.
@@ -68,9 +70,12 @@ implement it):
 * 1.52 - the ``/v1/allocations`` endpoints and
   ``/v1/nodes/{node}/allocation``; node ``allocation_uuid`` field.
 * 1.55 - the ``/v1/deploy_templates`` endpoints.
+* 1.56 - a ``configdrive`` may be an object (``meta_data``, ``user_data``,
+  ``network_data``), which the conductor builds into an image.
 * 1.57 - ``PATCH /v1/allocations/{allocation}`` (``name``, ``extra``).
 * 1.58 - an allocation may be created for a deployed ``node``
   (backfilling).
+* 1.59 - a ``configdrive`` object may carry ``vendor_data``.
 * 1.60 - allocation ``owner`` field and filter.
 * 1.61 - node ``retired`` and ``retired_reason`` fields.
 * 1.62 - agent tokens: a lookup hands the token out once, heartbeats
@@ -130,6 +135,7 @@ MINOR_30_DYNAMIC_DRIVERS = 30
 MINOR_31_DYNAMIC_INTERFACES = 31
 MINOR_32_VOLUME = 32
 MINOR_33_STORAGE_INTERFACE = 33
+MINOR_35_REBUILD_CONFIGDRIVE = 35
 MINOR_36_AGENT_VERSION_HEARTBEAT = 36
 MINOR_37_NODE_TRAITS = 37
 MINOR_38_RESCUE_INTERFACE = 38
@@ -146,8 +152,10 @@ MINOR_50_NODE_OWNER = 50
 MINOR_51_NODE_DESCRIPTION = 51
 MINOR_52_ALLOCATION = 52
 MINOR_55_DEPLOY_TEMPLATES = 55
+MINOR_56_BUILD_CONFIGDRIVE = 56
 MINOR_57_ALLOCATION_UPDATE = 57
 MINOR_58_ALLOCATION_BACKFILL = 58
+MINOR_59_CONFIGDRIVE_VENDOR_DATA = 59
 MINOR_60_ALLOCATION_OWNER = 60
 MINOR_61_NODE_RETIRED = 61
 MINOR_62_AGENT_TOKEN = 62

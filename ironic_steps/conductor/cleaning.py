@@ -31,10 +31,30 @@ def start_cleaning(task, worker):
 @step_runner.flow_boundary(step_runner.CLEAN)
 def do_node_clean(task):
     """Worker: plan the automated clean steps and run them."""
-    plan = (steps.plan(task, base.CLEAN)
-            if _automated_clean(task.node) else [])
+    automated = _automated_clean(task.node)
+    plan = steps.plan(task, base.CLEAN) if automated else []
     step_runner.store_plan(task, step_runner.CLEAN, plan)
+    if automated:
+        return _prepare_then_run(task)
     return step_runner.run(task, step_runner.CLEAN)
+
+
+def _prepare_then_run(task):
+    """Boot what runs the clean steps; run them now, or once its agent
+    reports (the plan is then made again, with the agent's steps)."""
+    if task.driver.deploy.prepare_cleaning(task) == states.CLEANWAIT:
+        return step_runner.wait(task, step_runner.CLEAN)
+    return step_runner.run(task, step_runner.CLEAN)
+
+
+def replan(task):
+    """The cleaning's plan made again (its agent reported its steps):
+    the operator's steps for manual cleaning, else the automated ones."""
+    requested = (task.node.driver_internal_info or {}).get(
+        step_runner.CLEAN.requested_key)
+    if requested is not None:
+        return steps.manual_plan(task, requested)
+    return steps.plan(task, base.CLEAN)
 
 
 def _automated_clean(node):
@@ -56,13 +76,14 @@ def start_manual_cleaning(task, worker, clean_steps):
     plan = steps.manual_plan(task, clean_steps)
     step_runner.clear_progress(node, step_runner.CLEAN)
     step_runner.store_plan(task, step_runner.CLEAN, plan)
+    step_runner.keep_requested(node, step_runner.CLEAN, clean_steps)
     task.start_work(states.EVENT_CLEAN, worker, _run_manual,
                     target=states.MANAGEABLE)
 
 
 @step_runner.flow_boundary(step_runner.CLEAN)
 def _run_manual(task):
-    return step_runner.run(task, step_runner.CLEAN)
+    return _prepare_then_run(task)
 
 
 def continue_node_clean(task, worker):

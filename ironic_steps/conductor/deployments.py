@@ -18,6 +18,7 @@ import threading
 
 from oslo_log import log
 
+from ironic_steps.common import configdrive
 from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
@@ -43,7 +44,8 @@ def validate(task):
         getattr(task.driver, interface_type).validate(task)
 
 
-def start_deploy(task, worker, rebuild=None, deploy_steps=None):
+def start_deploy(task, worker, rebuild=None, deploy_steps=None,
+                 configdrive=None):
     """Check the request, plan the deploy, move the node into deploying.
 
     Everything a request could get wrong is refused here, under the lock
@@ -55,6 +57,8 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None):
         (``rebuild``), False for ``active``; None (a caller of the previous
         release) decides by the node's state, as that release did.
     :param deploy_steps: the caller's deploy steps, or None.
+    :param configdrive: the instance's config drive (an object, built into
+        an image here; an image or a URL, kept as is), or None.
     """
     node = task.node
     if rebuild is None:
@@ -65,11 +69,15 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None):
         node_updates.check_not_protected(node, 'rebuilt')
     validate(task)
     step_runner.clear_progress(node, step_runner.DEPLOY)
+    _store_configdrive(node, configdrive)
     if uses_deploy_steps(task):
         plan = steps.raise_problems(task, merge(task, deploy_steps))
         if not plan:
             raise exception.NoStepsFound(kind='deploy', node=node.uuid)
         step_runner.store_plan(task, step_runner.DEPLOY, plan)
+        if deploy_steps:
+            step_runner.keep_requested(node, step_runner.DEPLOY,
+                                       deploy_steps)
     elif deploy_steps:
         raise exception.InvalidParameterValue(
             err='Node %s deploys the legacy way (its deploy interface '
@@ -88,6 +96,28 @@ def merge(task, deploy_steps=None):
     """
     return steps.merge(task, base.DEPLOY,
                        requests=_requests(task, deploy_steps))
+
+
+#: Where the instance's config drive is kept (Ironic's key), as an image
+#: or a URL; masked in every view.
+CONFIGDRIVE_KEY = 'configdrive'
+
+
+def _store_configdrive(node, value):
+    """Keep the deploy's config drive in ``instance_info``; a rebuild
+    without one writes the one it has."""
+    if value:
+        node.instance_info = {
+            **(node.instance_info or {}),
+            CONFIGDRIVE_KEY: configdrive.build(value, node.uuid, node.name)}
+
+
+def replan(task):
+    """The deploy's plan made again (its agent reported its steps), from
+    the same requests: the node's templates and the caller's steps."""
+    requested = (task.node.driver_internal_info or {}).get(
+        step_runner.DEPLOY.requested_key)
+    return steps.raise_problems(task, merge(task, requested))
 
 
 def _requests(task, deploy_steps):

@@ -27,6 +27,9 @@ class WaitingFlow:
     #: ``run_rest(task)``: the same, in the worker already running, once
     #: the node moved out of the wait (a poll that found its step done).
     run_rest: typing.Callable
+    #: ``replan(task)``: the flow's plan made again, once the node's agent
+    #: reported its steps (:mod:`agent_heartbeat`); raises the refusal.
+    replan: typing.Callable
 
     @property
     def timeout(self):
@@ -37,8 +40,16 @@ class WaitingFlow:
 BY_WAIT_STATE = types.MappingProxyType({
     states.DEPLOYWAIT: WaitingFlow(step_runner.DEPLOY,
                                    deployments.continue_node_deploy,
-                                   deployments.run_after_wait),
+                                   deployments.run_after_wait,
+                                   deployments.replan),
     states.CLEANWAIT: WaitingFlow(step_runner.CLEAN,
                                   cleaning.continue_node_clean,
-                                  cleaning.run_after_wait),
+                                  cleaning.run_after_wait,
+                                  cleaning.replan),
 })
+
+
+def replan(task, flow):
+    """The plan of ``flow`` (a step_runner.Flow) on ``task.node``, made
+    again with what its agent reported."""
+    return BY_WAIT_STATE[flow.wait_state].replan(task)

@@ -19,6 +19,7 @@ import oslo_messaging as messaging
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.conductor import agent_heartbeat
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
@@ -62,7 +63,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.3'
+    RPC_API_VERSION = '1.4'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -335,13 +336,14 @@ class ConductorManager:
 
     @_expected
     def do_node_deploy(self, context, node_id, rebuild=None,
-                       deploy_steps=None):
+                       deploy_steps=None, configdrive=None):
         """Deploy (``rebuild``: redeploy) a node; the work goes on in a
         worker.  A request that cannot be honoured changes nothing."""
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node deployment') as task:
             deployments.start_deploy(task, worker, rebuild=rebuild,
-                                     deploy_steps=deploy_steps)
+                                     deploy_steps=deploy_steps,
+                                     configdrive=configdrive)
 
     @_expected
     def preview_steps(self, context, node_id, flow, requested_steps=None):
@@ -516,8 +518,10 @@ class ConductorManager:
 
     @_expected
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None, agent_token=_NOT_SENT):
-        """An agent reports in; a waiting flow resumes.
+                  agent_version=None, agent_token=_NOT_SENT,
+                  agent_verify_ca=None):
+        """An agent reports in; what that means is
+        :mod:`agent_heartbeat`'s (a waiting flow usually resumes).
 
         The lock is taken first: a heartbeat usually finds its node parked
         and unlocked, so that costs one statement.  A heartbeat that finds
@@ -541,14 +545,10 @@ class ConductorManager:
                 return
             with task:
                 _check_token(task.node, agent_token)
-                waiting = flows.BY_WAIT_STATE.get(task.node.provision_state)
-                if waiting is None or step_polling.is_polled(task.node):
-                    LOG.debug('Heartbeat from node %s in state %s: nothing '
-                              'to resume%s', task.node.uuid,
-                              task.node.provision_state,
-                              ' (its step is polled)' if waiting else '')
-                    return
-                waiting.resume(task, worker)
+                agent_heartbeat.handle(
+                    task, worker, callback_url=callback_url,
+                    agent_version=agent_version,
+                    agent_verify_ca=agent_verify_ca)
 
 
 def _check_token(node, token):

@@ -25,6 +25,8 @@ add the new version to ``common/release_mappings.py``):
   get_node_vendor_passthru_methods, get_driver_vendor_passthru_methods,
   get_raid_logical_disk_properties; preview_steps, resume_node_deploy (the
   x-steps extension)
+* 1.4 - heartbeat takes agent_verify_ca; do_node_deploy takes configdrive
+  (the real agent: ``direct`` deploys, config drives, in-band steps)
 """
 
 import oslo_messaging as messaging
@@ -50,7 +52,7 @@ def set_local_manager(manager):
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.3'
+    RPC_API_VERSION = '1.4'
 
     def __init__(self):
         self._client = None
@@ -169,9 +171,15 @@ class ConductorAPI:
                           route=node_id, node_id=node_id, action=action)
 
     def do_node_deploy(self, context, node_id, rebuild=None,
-                       deploy_steps=None):
+                       deploy_steps=None, configdrive=None):
         """:param rebuild: True for rebuild, False for active, None to
             decide by the node's state (as the previous release did)."""
+        if configdrive is not None:
+            self._check_can_send('1.4', 'A config drive')
+            return self._call(context, 'do_node_deploy', '1.4',
+                              route=node_id, node_id=node_id,
+                              rebuild=rebuild, deploy_steps=deploy_steps,
+                              configdrive=configdrive)
         if self.can_send_version('1.2'):
             return self._call(context, 'do_node_deploy', '1.2',
                               route=node_id, node_id=node_id,
@@ -228,12 +236,15 @@ class ConductorAPI:
                           route=node_id, node_id=node_id, traits=traits)
 
     def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None, agent_token=None):
+                  agent_version=None, agent_token=None,
+                  agent_verify_ca=None):
         kwargs = {'callback_url': callback_url,
                   'agent_version': agent_version}
         version = '1.0'
         if self.can_send_version('1.2'):
             version, kwargs['agent_token'] = '1.2', agent_token
+        if self.can_send_version('1.4'):
+            version, kwargs['agent_verify_ca'] = '1.4', agent_verify_ca
         return self._call(context, 'heartbeat', version, route=node_id,
                           node_id=node_id, **kwargs)
 

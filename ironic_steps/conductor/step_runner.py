@@ -39,6 +39,7 @@ from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conductor import agent_steps
 from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import step_history
 from ironic_steps.conductor import steps as steps_mod
@@ -61,6 +62,9 @@ class Flow:
     timeout_option: str
     #: Whether an abort must wait for a step that is not abortable.
     abort_needs_abortable_step: bool
+    #: The deploy interface's method that undoes what it prepared for the
+    #: flow, called when every step is done (None: nothing to undo).
+    tear_down: str | None = None
 
     @property
     def step_field(self):
@@ -75,6 +79,13 @@ class Flow:
         return '%s_step_index' % self.kind
 
     @property
+    def requested_key(self):
+        """Where the caller's own steps are kept while the flow runs, to
+        plan it again once the agent reports its steps (Ironic's
+        ``user_deploy_steps``)."""
+        return 'user_%s_steps' % self.kind
+
+    @property
     def title(self):
         return self.kind.capitalize()
 
@@ -86,7 +97,8 @@ DEPLOY = Flow(kind=base.DEPLOY, running_state=states.DEPLOYING,
 CLEAN = Flow(kind=base.CLEAN, running_state=states.CLEANING,
              wait_state=states.CLEANWAIT, name='Cleaning',
              timeout_option='clean_callback_timeout',
-             abort_needs_abortable_step=True)
+             abort_needs_abortable_step=True,
+             tear_down='tear_down_cleaning')
 
 
 class Outcome(enum.Enum):
@@ -105,6 +117,8 @@ def clear_progress(node, flow):
     info.pop(base.POLLING_KEY, None)
     info.pop(DEADLINE_KEY, None)
     info.pop(base.PROGRESS_KEY, None)
+    info.pop(agent_steps.REFRESHED_KEY, None)
+    info.pop(flow.requested_key, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
 
@@ -127,6 +141,22 @@ def store_plan(task, flow, plan):
     info[flow.index_key] = None
     task.node.driver_internal_info = info
     step_history.start_flow(task.node, flow, len(plan))
+
+
+def keep_requested(node, flow, requested_steps):
+    """Keep the caller's steps while the flow runs (see
+    :attr:`Flow.requested_key`); saved with the node's next save."""
+    node.driver_internal_info = {**(node.driver_internal_info or {}),
+                                 flow.requested_key: requested_steps}
+
+
+def replace_plan(node, flow, plan, index):
+    """Put ``plan`` in place of the stored one, its step ``index`` the
+    running one (the agent's steps became known while it waited)."""
+    node.driver_internal_info = {
+        **(node.driver_internal_info or {}),
+        flow.steps_key: [step.to_dict() for step in plan],
+        flow.index_key: index}
 
 
 def load_plan(node, flow):
@@ -219,9 +249,7 @@ def run(task, flow, start_index=0):
     for index in range(start_index, len(plan)):
         step = plan[index]
         _record_current(task, flow, index, step)
-        # A stored plan may outlive a driver change made while it waited.
-        execute = getattr(getattr(task.driver, step.interface, None),
-                          'execute_%s_step' % flow.kind, None)
+        execute = _executor(task, flow, step)
         if execute is None:
             return fail(task, flow, '%s step %s: node %s has no %s '
                         'interface with %s steps' % (
@@ -240,6 +268,19 @@ def run(task, flow, start_index=0):
         LOG.debug('%s step %s of node %s done', flow.title, step.label,
                   task.node.uuid)
     return finish(task, flow)
+
+
+def _executor(task, flow, step):
+    """What runs ``step``: the agent, through the deploy interface, for an
+    in-band step; else its interface.  None when the node has no such
+    interface (a stored plan may outlive a driver change made while it
+    waited)."""
+    if step.in_band:
+        deploy = task.driver.deploy
+        return lambda task, step_dict: deploy.execute_in_band_step(
+            task, step_dict, flow.kind)
+    return getattr(getattr(task.driver, step.interface, None),
+                   'execute_%s_step' % flow.kind, None)
 
 
 def wait(task, flow, step=None):
@@ -273,6 +314,8 @@ _DONE_EVENTS = {states.MANAGEABLE: states.EVENT_MANAGE}
 
 def finish(task, flow):
     """Every step is done: clear the current step and the bookkeeping."""
+    if flow.tear_down:
+        getattr(task.driver.deploy, flow.tear_down)(task)
     clear_progress(task.node, flow)
     task.process_event(_DONE_EVENTS.get(task.node.target_provision_state,
                                         states.EVENT_DONE))

@@ -54,6 +54,7 @@ import typing
 
 from ironic_steps.common import exception
 from ironic_steps.common import x_steps
+from ironic_steps.conductor import agent_steps
 from ironic_steps.drivers import base
 
 #: Tie-breaks between interfaces, per kind.  Deploying prepares the machine
@@ -70,7 +71,8 @@ INTERFACE_ORDER = types.MappingProxyType({
 })
 
 _STEP_KEYS = frozenset(['interface', 'step', 'priority', 'argsinfo', 'args',
-                        'abortable', 'timeout', 'resumable'])
+                        'abortable', 'timeout', 'resumable', 'in_band',
+                        'reboot_requested'])
 #: What a requested step may say, per kind: (required, optional); ``args``
 #: is required for deploy steps, as in Ironic's API.  ``timeout`` is the
 #: extension's, accepted only while it is on.
@@ -95,7 +97,12 @@ class Step:
          'args': {...},             # the keyword arguments it runs with
          'abortable': bool,         # clean steps only
          'timeout': seconds,        # only when it has one (extension)
-         'resumable': False}        # only when it is not (extension)
+         'resumable': False,        # only when it is not (extension)
+         'in_band': True,           # only for the agent's steps
+         'reboot_requested': True}  # only for an agent step asking it
+
+    An ``in_band`` step is one the node's agent offers and runs (see
+    :mod:`agent_steps`); the agent may ask for a reboot after it.
 
     ``node.<kind>_step``, which Ironic clients read, never carries the
     extension's keys (:meth:`public_dict`).
@@ -109,6 +116,8 @@ class Step:
     abortable: bool | None = None
     timeout: float | None = None
     resumable: bool = True
+    in_band: bool = False
+    reboot_requested: bool = False
 
     @property
     def label(self):
@@ -133,6 +142,10 @@ class Step:
             step['timeout'] = self.timeout
         if not self.resumable:
             step['resumable'] = False
+        if self.in_band:
+            step['in_band'] = True
+        if self.reboot_requested:
+            step['reboot_requested'] = True
         return step
 
     def without_extensions(self):
@@ -160,7 +173,9 @@ class Step:
                    args=step.get('args') or {},
                    abortable=step.get('abortable'),
                    timeout=step.get('timeout'),
-                   resumable=step.get('resumable', True))
+                   resumable=step.get('resumable', True),
+                   in_band=bool(step.get('in_band')),
+                   reboot_requested=bool(step.get('reboot_requested')))
 
 
 def _type_problem(step):
@@ -173,7 +188,8 @@ def _type_problem(step):
         if not isinstance(step[key], str) or not step[key]:
             return '%s must be a non-empty string, got %r' % (key, step[key])
     for key, kind in (('args', dict), ('argsinfo', dict),
-                      ('abortable', bool), ('resumable', bool)):
+                      ('abortable', bool), ('resumable', bool),
+                      ('in_band', bool), ('reboot_requested', bool)):
         if step.get(key) is not None and not isinstance(step[key], kind):
             return '%s must be a %s or None, got %r' % (key, kind.__name__,
                                                         step[key])
@@ -186,7 +202,8 @@ def _getter(interface, kind):
 
 
 def collect(task, kind):
-    """Every step of ``kind`` the node's interfaces offer, unordered.
+    """Every step of ``kind`` the node's interfaces offer, unordered, and
+    the steps its agent last reported that none of them shadows.
 
     While the extension is off, steps come without its declarations.
     """
@@ -196,6 +213,8 @@ def collect(task, kind):
         if getter is None:
             continue   # an interface from before steps existed
         found.extend(Step.from_dict(step) for step in getter(task) or ())
+    found.extend(Step.from_dict(step) for step in agent_steps.offered(
+        task, kind, {(step.interface, step.name) for step in found}))
     if not x_steps.enabled():
         found = [step.without_extensions() for step in found]
     return found
@@ -352,9 +371,12 @@ def _requested(offered_step, raw):
         timeout=raw.get('timeout', offered_step.timeout))
 
 
-def _apply(requests, offered, kind, problems):
+def _apply(requests, offered, kind, problems, deferred=None):
     """Override ``offered`` (by (interface, step)) with ``requests``.
 
+    :param deferred: a list to put requested steps nobody offers in,
+        rather than refusing them: the node's agent has not reported its
+        steps yet, and may offer them; None refuses them.
     :returns: the merged steps by key, and the keys some request named
         -> (the source that named them last, its origin).
     """
@@ -369,6 +391,10 @@ def _apply(requests, offered, kind, problems):
                 if key in seen:
                     problem = '%s is asked for twice' % _label(raw)
                 seen.add(key)
+            if (problem is None and deferred is not None
+                    and key not in offered):
+                deferred.append((raw, request.origin(index)))
+                continue
             problem = (problem or _offered_problem(raw, offered, kind)
                        or _core_problem(raw, kind))
             if problem:
@@ -411,6 +437,10 @@ class Merge:
         problems is never run.
     :param driver_conflict: the DriverStepConflict of two of the
         driver's own steps that tie, or None.
+    :param deferred: (requested step, origin) for each step asked for that
+        no interface offers while the node's agent has not reported its
+        steps yet: checked, and planned, once it has (in-band steps are
+        known after the agent starts).
     """
 
     kind: str
@@ -419,6 +449,7 @@ class Merge:
     disabled: typing.Sequence
     problems: typing.Sequence
     driver_conflict: Exception | None = None
+    deferred: typing.Sequence = ()
 
     def origin(self, step):
         return self.origins.get((step.interface, step.name), DRIVER)
@@ -446,7 +477,8 @@ def merge(task, kind, requests=()):
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
     problems = []
-    merged, requested = _apply(requests, offered, kind, problems)
+    deferred = [] if _agent_steps_unknown(task, kind) else None
+    merged, requested = _apply(requests, offered, kind, problems, deferred)
     enabled = [step for step in merged.values() if step.priority > 0]
     for step in enabled:
         source, _origin = requested.get((step.interface, step.name),
@@ -455,7 +487,7 @@ def merge(task, kind, requests=()):
         if problem:
             problems.append('%s: %s' % (source, problem))
     problems.extend(_request_conflicts(enabled, requested, kind))
-    if requests and not enabled and not problems:
+    if requests and not enabled and not problems and not deferred:
         problems.append('the requests disable every %s step; at least one '
                         'must run' % kind)
     try:
@@ -469,7 +501,14 @@ def merge(task, kind, requests=()):
                 for key, step in merged.items() if step.priority == 0]
     return Merge(kind=kind, steps=order(enabled, kind), origins=origins,
                  disabled=_in_interface_order(disabled, kind),
-                 problems=problems, driver_conflict=conflict)
+                 problems=problems, driver_conflict=conflict,
+                 deferred=deferred or ())
+
+
+def _agent_steps_unknown(task, kind):
+    """Whether the node's agent may offer steps it has not reported."""
+    return (agent_steps.uses_agent(task)
+            and agent_steps.cached(task.node, kind) is None)
 
 
 def _in_interface_order(disabled, kind):
@@ -511,7 +550,8 @@ def manual_plan(task, requested_steps):
 
 def manual_merge(task, requested_steps):
     """:func:`manual_plan` without refusing: a :class:`Merge` whose steps
-    are the ones that could run, all from the user, none disabled."""
+    are the ones that could run, all from the user, none disabled; steps
+    the node's agent may offer once it reports are ``deferred``."""
     kind = base.CLEAN
     if not isinstance(requested_steps, (list, tuple)) or not requested_steps:
         return Merge(kind=kind, steps=[], origins={}, disabled=[], problems=[
@@ -519,10 +559,15 @@ def manual_merge(task, requested_steps):
             % shown(requested_steps)])
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
-    problems, chosen = [], []
+    unknown = _agent_steps_unknown(task, kind)
+    problems, chosen, deferred = [], [], []
     for raw in requested_steps:
-        problem = (_shape_problem(raw, kind)
-                   or _offered_problem(raw, offered, kind))
+        problem = _shape_problem(raw, kind)
+        if (problem is None and unknown
+                and (raw['interface'], raw['step']) not in offered):
+            deferred.append((raw, 'user'))
+            continue
+        problem = problem or _offered_problem(raw, offered, kind)
         if problem is None:
             step = _requested(offered[(raw['interface'], raw['step'])], raw)
             problem = _missing_arguments_problem(step, kind)
@@ -532,7 +577,7 @@ def manual_merge(task, requested_steps):
     return Merge(kind=kind, steps=chosen,
                  origins={(step.interface, step.name): 'user'
                           for step in chosen},
-                 disabled=[], problems=problems)
+                 disabled=[], problems=problems, deferred=deferred)
 
 
 @dataclasses.dataclass(frozen=True)

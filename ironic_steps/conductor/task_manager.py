@@ -160,6 +160,15 @@ class TaskManager:
             with excutils.save_and_reraise_exception():
                 self.release_resources()
 
+    @property
+    def ports(self):
+        """The node's ports, as read-only rows, read once per task (an
+        agent is told them with each step)."""
+        if not hasattr(self, '_ports'):
+            self._ports = objects.Port.list_rows(
+                self.context, filters={'node_uuid': self.node.uuid})
+        return self._ports
+
     def _stop_work_of(self, stale):
         """The lock was taken from ``stale``, whose lease in the lock
         service ran out: the flow it was running is gone (or will be

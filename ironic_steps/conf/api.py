@@ -100,6 +100,12 @@ opts = [
                      'htpasswd file who may only read (they get the '
                      '"reader" role). Every other user of the file gets the '
                      '"admin" role and may change nodes.'),
+    cfg.IntOpt('ramdisk_heartbeat_timeout',
+               default=300, min=1,
+               help='Seconds within which an agent must heartbeat, as a '
+                    'lookup tells it (Ironic\'s name). The agent '
+                    'heartbeats after 30 to 60 per cent of it, and at once '
+                    'when a command it runs ends.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of this API, used in links; by default the '
                     'URL the request came in on.'),

@@ -23,6 +23,17 @@ opts = [
                 help='Run the automated clean steps (priority > 0) when a '
                      'node is provided or torn down. When false, nodes '
                      'become available without cleaning.'),
+    cfg.ListOpt('permitted_image_formats',
+                default=['raw', 'gpt', 'qcow2', 'iso'],
+                help='Image formats an agent may write (Ironic\'s name and '
+                     'default; a lookup passes them on to the agent, which '
+                     'refuses any other format it finds in an image).'),
+    cfg.BoolOpt('disable_deep_image_inspection',
+                default=False,
+                help='Let the agent write an image without inspecting it '
+                     'first (Ironic\'s name). Inspection refuses images '
+                     'whose contents do not match their declared format, '
+                     'a defence against malicious images: keep it on.'),
     cfg.IntOpt('deploy_callback_timeout',
                default=1800, min=0,
                help='Seconds a deploy step may wait in "wait call-back" '

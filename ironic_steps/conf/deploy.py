@@ -1,4 +1,5 @@
-"""[deploy] options: what a deploy hands the node's agent."""
+"""[deploy] options: what a deploy hands the node's agent, and the
+priorities of the agent's own steps."""
 
 from oslo_config import cfg
 
@@ -13,6 +14,20 @@ opts = [
                     'the size behind a URL is not known before the agent '
                     'downloads it. The agent writes the image to a '
                     'partition of at most 64 MiB, the default.'),
+    cfg.IntOpt('erase_devices_priority',
+               min=0,
+               help='Priority of the agent\'s deploy.erase_devices clean '
+                    'step (overwrites every disk), in place of the '
+                    'priority the agent reports (10 for '
+                    'ironic-python-agent). 0 turns it off in automated '
+                    'cleaning. Ironic\'s name; unset: the agent\'s.'),
+    cfg.IntOpt('erase_devices_metadata_priority',
+               min=0,
+               help='Priority of the agent\'s deploy.erase_devices_metadata '
+                    'clean step (wipes partition tables and signatures), '
+                    'in place of the priority the agent reports (99 for '
+                    'ironic-python-agent). Ironic\'s name; unset: the '
+                    'agent\'s.'),
 ]
 
 

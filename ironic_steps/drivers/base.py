@@ -186,8 +186,29 @@ POLLING_KEY = 'step_polling'
 #: The state a node waits in after a step of the flow it runs.
 _WAIT_STATE_AFTER = {states.DEPLOYING: states.DEPLOYWAIT,
                      states.CLEANING: states.CLEANWAIT}
-#: The result of a poll check whose work is finished.
+#: The result of a poll check whose work is finished, or of an agent's
+#: heartbeat that says its step is done (:meth:`DeployInterface.heartbeat`).
 DONE = True
+
+
+def wait_for_agent(task):
+    """From a running step: the node's agent finishes it and heartbeats.
+
+    The step returns what this returns; the node waits for its agent's
+    heartbeat (``wait call-back`` / ``clean wait``), and the deploy
+    interface's :meth:`DeployInterface.heartbeat` says whether the step
+    is done.
+
+    :returns: the wait state of the running flow.
+    :raises InvalidStep: when not called from a running step.
+    """
+    wait_state = _WAIT_STATE_AFTER.get(task.node.provision_state)
+    if wait_state is None:
+        raise exception.InvalidStep(
+            reason='wait_for_agent called on node %s in state %s, not from '
+                   'a running deploy or clean step' % (
+                       task.node.uuid, task.node.provision_state))
+    return wait_state
 
 
 def poll_step(task, check, timeout=None, **kwargs):
@@ -452,6 +473,51 @@ class DeployInterface(BaseInterface):
     def tear_down(self, task):
         """Undo the deploy: power off and remove what was written."""
         task.driver.power.set_power_state(task, states.POWER_OFF)
+
+    # --- an agent on the node -------------------------------------------
+    #: Whether this interface drives an agent that offers steps of its own
+    #: (in-band steps, see conductor/agent_steps.py).
+    uses_agent = False
+
+    def heartbeat(self, task):
+        """The node's agent heartbeated while a step waits for it.
+
+        :returns: :data:`DONE` when the waiting step is done (the flow goes
+            on), None while it is not (the node goes on waiting).
+        :raises StepFailed: when the step failed, with the reason.
+
+        By default a heartbeat means the agent finished its work.
+        """
+        return DONE
+
+    def agent_steps(self, task, kind):
+        """The steps of ``kind`` the node's agent offers, as it reports
+        them, asked at its first heartbeat in a flow; only called when
+        :attr:`uses_agent`."""
+        raise NotImplementedError()
+
+    def execute_in_band_step(self, task, step, kind):
+        """Have the node's agent run ``step`` (a step dict, ``in_band``).
+
+        :returns: the flow's wait state (see :func:`wait_for_agent`): the
+            agent's heartbeats say when it is done.
+        """
+        raise exception.InvalidStep(
+            reason='%s deploy interface %s drives no agent, so it cannot run '
+                   'in-band %s step %s.%s' % (
+                       task.node.uuid, type(self).__name__, kind,
+                       step['interface'], step['step']))
+
+    def prepare_cleaning(self, task):
+        """Before a node's clean steps: boot what runs them.
+
+        :returns: None to run the clean steps now, or the clean wait
+            state (:func:`wait_for_agent`) when the steps wait for an
+            agent to boot and report them.
+        """
+
+    def tear_down_cleaning(self, task):
+        """After the clean steps: power off what ran them."""
 
 
 class PowerInterface(BaseInterface):

@@ -62,6 +62,8 @@ def _check_in_pinned_release(name, hw_type):
 
 
 def _in_pinned_release(hw_type):
+    """Whether a hardware type or an interface (its class may say
+    ``since_release``) is in the pinned release."""
     since = getattr(hw_type, 'since_release', None)
     pinned = CONF.pin_release_version
     releases = release_mappings.RELEASES
@@ -87,10 +89,15 @@ def served_hardware():
     served = {}
     for name in enabled_hardware_types():
         hw_type = _cached(HARDWARE_TYPES_NAMESPACE, name)
-        served[name] = {
-            interface_type: hw_type.supported(interface_type)
-            for interface_type in base.ALL_INTERFACES
-            if hw_type.supported(interface_type)}
+        served[name] = {}
+        for interface_type in base.ALL_INTERFACES:
+            names = tuple(
+                implementation
+                for implementation in hw_type.supported(interface_type)
+                if _in_pinned_release(_interface(interface_type,
+                                                 implementation)))
+            if names:
+                served[name][interface_type] = names
     return served
 
 
@@ -166,6 +173,13 @@ def check_and_update_node_interfaces(node):
                 name=name, interface_type=interface_type,
                 hardware_type=node.driver,
                 valid=', '.join(supported) or 'none')
+        elif node.obj_attr_is_set(field) and field in node.obj_what_changed():
+            implementation = _interface(interface_type, name)
+            if not _in_pinned_release(implementation):
+                raise exception.NotInPinnedRelease(
+                    feature='The %s %s interface' % (name, interface_type),
+                    pinned=CONF.pin_release_version,
+                    needed=implementation.since_release)
 
 
 def build_driver_for_task(node):

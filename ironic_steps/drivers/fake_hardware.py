@@ -10,7 +10,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         'bios': ('fake',),
         'boot': ('fake',),
         'console': ('no-console',),
-        'deploy': ('fake', 'fake-legacy'),
+        'deploy': ('fake', 'fake-legacy', 'direct'),
         'inspect': ('no-inspect',),
         'management': ('fake',),
         'network': ('noop', 'flat'),

@@ -11,6 +11,10 @@ version is refused 406, as Ironic refuses it.
 Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
 (1.69) and ``clean`` requires ``clean_steps`` (1.15); their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
+``active`` and ``rebuild`` (1.35) take a ``configdrive``: an image or a
+URL, or an object from 1.56 (``vendor_data`` from 1.59), checked here
+(:mod:`ironic_steps.common.configdrive`); ``null``, ``""`` and ``{}`` mean
+none, as in Ironic.
 
 ``PUT .../states/power`` is asynchronous too (202, the node shows
 ``target_power_state`` until it is done); ``PUT .../states/raid`` stores
@@ -29,9 +33,11 @@ from ironic_steps.api import node_view
 from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.api import versions
+from ironic_steps.common import configdrive
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.conf import CONF
 
 blueprint = flask.Blueprint('node_states', __name__,
                             url_prefix='/v1/nodes/<ident>/states')
@@ -51,6 +57,9 @@ class _Target:
 
 
 _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
+_ACTIVE_EXTRAS = {**_DEPLOY_STEPS, 'configdrive': versions.MIN_VERSION}
+_REBUILD_EXTRAS = {**_DEPLOY_STEPS,
+                   'configdrive': (1, versions.MINOR_35_REBUILD_CONFIGDRIVE)}
 
 _TARGETS = {
     'manage': _Target('do_provisioning_action',
@@ -60,9 +69,9 @@ _TARGETS = {
                        {'action': states.EVENT_PROVIDE},
                        since=(1, versions.MINOR_4_MANAGEABLE_STATE)),
     'active': _Target('do_node_deploy', {'rebuild': False},
-                      extras=_DEPLOY_STEPS),
+                      extras=_ACTIVE_EXTRAS),
     'rebuild': _Target('do_node_deploy', {'rebuild': True},
-                       extras=_DEPLOY_STEPS),
+                       extras=_REBUILD_EXTRAS),
     'deleted': _Target('do_node_tear_down', {}),
     'clean': _Target('do_node_clean', {},
                      since=(1, versions.MINOR_15_MANUAL_CLEAN),
@@ -73,7 +82,7 @@ _TARGETS = {
                      since=(1, versions.MINOR_13_ABORT)),
 }
 #: What a request body may name, at the versions that introduced it.
-_BODY_KEYS = ('target', 'deploy_steps', 'clean_steps')
+_BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive')
 
 #: Power targets -> the version that accepts them.
 _POWER_TARGETS = {
@@ -131,7 +140,29 @@ def _extras(name, target, request_body, version):
     if name == 'clean' and 'clean_steps' not in extras:
         raise exception.MissingParameterValue(
             err='target clean needs clean_steps: the steps to run, in order')
+    if 'configdrive' in extras:
+        if extras['configdrive'] in (None, '', {}):
+            del extras['configdrive']   # Ironic's "no config drive"
+        else:
+            _check_configdrive(extras['configdrive'], version)
     return extras
+
+
+_CONFIGDRIVE_OBJECT = (1, versions.MINOR_56_BUILD_CONFIGDRIVE)
+_CONFIGDRIVE_VENDOR_DATA = (1, versions.MINOR_59_CONFIGDRIVE_VENDOR_DATA)
+
+
+def _check_configdrive(value, version):
+    if isinstance(value, dict):
+        feature, needed = 'A configdrive object', _CONFIGDRIVE_OBJECT
+        if version >= needed and 'vendor_data' in value:
+            feature, needed = ('configdrive vendor_data',
+                               _CONFIGDRIVE_VENDOR_DATA)
+        if version < needed:
+            raise errors.FeatureNotInVersion(
+                feature=feature, needed=versions.to_string(needed),
+                version=versions.to_string(version))
+    configdrive.check(value, CONF.deploy.configdrive_max_bytes)
 
 
 @blueprint.put('/provision')

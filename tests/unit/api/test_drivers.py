@@ -75,7 +75,7 @@ class DriversTest(base.ApiTestCase):
     def test_show_tells_the_default_and_enabled_interfaces(self):
         body = self.get('/v1/drivers/fake-hardware').get_json()
         self.assertEqual('fake', body['default_deploy_interface'])
-        self.assertEqual(['fake', 'fake-legacy'],
+        self.assertEqual(['fake', 'direct', 'fake-legacy'],
                          body['enabled_deploy_interfaces'])
         self.assertEqual('fake', body['default_bios_interface'])
 

@@ -1,0 +1,354 @@
+"""The ``direct`` deploy: ironic-python-agent writes the image to disk.
+
+Ironic's deploy interface of that name, with its core steps::
+
+    100  deploy.deploy                 power off, boot the agent's ramdisk
+                                       (the boot interface prepares it),
+                                       power on; waits for the agent
+     80  deploy.write_image            the agent's in-band write_image:
+                                       image, then config drive
+     60  deploy.prepare_instance_boot  boot from the disk from now on
+     40  deploy.tear_down_agent        sync the disks through the agent,
+                                       then power off out of band
+     20  deploy.boot_instance          power on into the instance
+
+The agent's own steps (reported at its first heartbeat in each flow, see
+``conductor/agent_steps.py``) join these as in-band steps; this interface
+runs them: :meth:`execute_in_band_step` starts the agent's command and the
+node waits; each heartbeat asks the agent about that command
+(:meth:`heartbeat`), and its failure is the agent's message.  Cleaning
+boots the agent first (:meth:`prepare_cleaning`) so that its clean steps
+(IPA: ``erase_devices_metadata`` at 99, ``erase_devices`` at 10) can be
+planned and run; the ramdisk is powered off when they are done.
+
+What the image is comes from ``instance_info``, Ironic's keys:
+``image_source`` (an http, https or file URL), its checksum
+(``image_os_hash_algo`` and ``image_os_hash_value``, or
+``image_checksum``: a hex digest, its algorithm told by its length, or a
+URL of a checksum file), ``image_disk_format`` (optional), and for a
+partition image (``image_type: partition``, or a ``kernel`` and
+``ramdisk``) ``root_gb``.  The config drive the deploy was given is in
+``instance_info/configdrive``.  ``properties/capabilities`` with
+``boot_mode:bios`` needs no boot loader installed; with UEFI, a
+whole-disk image's boot entry is set by the agent.
+
+The agent is reached only through :mod:`agent_client`, at the URL its
+heartbeat gave and with the node's agent token.
+"""
+
+import threading
+import urllib.parse
+
+from oslo_log import log
+
+from ironic_steps.common import exception
+from ironic_steps.common import release_mappings
+from ironic_steps.common import states
+from ironic_steps.conf import CONF
+from ironic_steps.drivers import base
+from ironic_steps.drivers.modules import agent_client
+
+LOG = log.getLogger(__name__)
+
+#: The first release with this interface: refused while pinned before.
+SINCE_RELEASE = '0.8'
+#: The agent command a waiting in-band step runs:
+#: ``{'id': command id, 'step': 'interface.step'}``.
+COMMAND_KEY = 'agent_command'
+#: Root device hint keys ironic-python-agent understands.
+ROOT_DEVICE_HINTS = frozenset([
+    'size', 'model', 'wwn', 'serial', 'vendor', 'wwn_with_extension',
+    'wwn_vendor_extension', 'name', 'rotational', 'hctl', 'by_path'])
+_IMAGE_SCHEMES = ('http', 'https', 'file')
+#: The node fields an agent reads, as Ironic sends them.
+_NODE_FIELDS = ('uuid', 'name', 'properties', 'instance_info',
+                'driver_info', 'driver_internal_info', 'target_raid_config',
+                'raid_config')
+
+_clients = threading.local()
+
+
+def _client():
+    """This thread's agent client (a client is not thread-safe)."""
+    if not hasattr(_clients, 'client'):
+        _clients.client = agent_client.AgentClient()
+    return _clients.client
+
+
+def _endpoint(node):
+    return agent_client.AgentEndpoint.from_driver_internal_info(
+        node.uuid, node.driver_internal_info)
+
+
+def _node_dict(node):
+    return {field: getattr(node, field, None) for field in _NODE_FIELDS}
+
+
+def _ports(task):
+    """The node's ports as the agent reads them (address, pxe_enabled)."""
+    return [{'uuid': port.uuid, 'address': port.address,
+             'pxe_enabled': port.pxe_enabled,
+             'local_link_connection': port.local_link_connection,
+             'physical_network': port.physical_network}
+            for port in task.ports]
+
+
+def boot_mode(node):
+    """``bios`` or ``uefi``, from ``properties/capabilities``."""
+    capabilities = (node.properties or {}).get('capabilities') or ''
+    if isinstance(capabilities, dict):
+        found = capabilities.get('boot_mode')
+    else:
+        found = dict(item.partition(':')[::2]
+                     for item in str(capabilities).split(',')
+                     if ':' in item).get('boot_mode')
+    return 'bios' if found == 'bios' else 'uefi'
+
+
+def image_info(node):
+    """What the agent's write_image needs, from ``instance_info``.
+
+    :raises MissingParameterValue: or InvalidParameterValue, naming the
+        ``instance_info`` key.
+    """
+    info = node.instance_info or {}
+    source = info.get('image_source')
+    if not source:
+        raise exception.MissingParameterValue(
+            err='instance_info/image_source is missing: the URL of the '
+                'image the agent writes to node %s' % node.uuid)
+    if (not isinstance(source, str)
+            or urllib.parse.urlsplit(source).scheme not in _IMAGE_SCHEMES):
+        raise exception.InvalidParameterValue(
+            err='instance_info/image_source of node %s must be an http, '
+                'https or file URL' % node.uuid)
+    image = {'id': source.rstrip('/').rsplit('/', 1)[-1] or node.uuid,
+             'urls': [source], 'node_uuid': node.uuid,
+             'stream_raw_images': CONF.agent.stream_raw_images,
+             'deploy_boot_mode': boot_mode(node)}
+    algo, value = info.get('image_os_hash_algo'), info.get(
+        'image_os_hash_value')
+    if algo or value:
+        if not (isinstance(algo, str) and algo and isinstance(value, str)
+                and value):
+            raise exception.InvalidParameterValue(
+                err='instance_info/image_os_hash_algo and '
+                    'image_os_hash_value of node %s go together, both '
+                    'non-empty strings' % node.uuid)
+        image.update(os_hash_algo=algo, os_hash_value=value)
+    elif info.get('image_checksum'):
+        if not isinstance(info['image_checksum'], str):
+            raise exception.InvalidParameterValue(
+                err='instance_info/image_checksum of node %s must be a '
+                    'string (a hex digest or a URL)' % node.uuid)
+        image['checksum'] = info['image_checksum']
+    elif not source.startswith('file:'):
+        raise exception.MissingParameterValue(
+            err='node %s: the image at instance_info/image_source needs a '
+                'checksum: instance_info/image_checksum, or '
+                'image_os_hash_algo and image_os_hash_value' % node.uuid)
+    disk_format = info.get('image_disk_format')
+    if disk_format is not None:
+        if disk_format not in CONF.conductor.permitted_image_formats:
+            raise exception.InvalidParameterValue(
+                err='instance_info/image_disk_format of node %s is %r; '
+                    'permitted: %s' % (
+                        node.uuid, disk_format,
+                        ', '.join(CONF.conductor.permitted_image_formats)))
+        image['disk_format'] = disk_format
+    if info.get('image_type') == 'partition' or (
+            info.get('kernel') and info.get('ramdisk')):
+        image.update(_partition_sizes(node, info))
+    return image
+
+
+def _partition_sizes(node, info):
+    sizes = {'image_type': 'partition'}
+    for key, size_key, required in (('root_gb', 'root_mb', True),
+                                    ('swap_mb', 'swap_mb', False),
+                                    ('ephemeral_gb', 'ephemeral_mb', False)):
+        value = info.get(key)
+        if value is None:
+            if required:
+                raise exception.MissingParameterValue(
+                    err='instance_info/root_gb of node %s is missing: a '
+                        'partition image needs the size of its root '
+                        'partition' % node.uuid)
+            continue
+        if (not isinstance(value, int) or isinstance(value, bool)
+                or value < (1 if required else 0)):
+            raise exception.InvalidParameterValue(
+                err='instance_info/%s of node %s must be a %s integer, got '
+                    '%r' % (key, node.uuid,
+                            'positive' if required else 'non-negative',
+                            value))
+        sizes[size_key] = value * 1024 if key.endswith('_gb') else value
+    return sizes
+
+
+def check_root_device_hints(node):
+    """:raises InvalidParameterValue: for hints the agent cannot read."""
+    for where in ('properties', 'instance_info'):
+        hints = (getattr(node, where) or {}).get('root_device')
+        if hints is None:
+            continue
+        if not isinstance(hints, dict) or not hints:
+            raise exception.InvalidParameterValue(
+                err='%s/root_device of node %s must be an object of root '
+                    'device hints' % (where, node.uuid))
+        unknown = sorted(set(hints) - ROOT_DEVICE_HINTS)
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='%s/root_device of node %s has unknown hint(s) %s; '
+                    'hints: %s' % (where, node.uuid, ', '.join(unknown),
+                                   ', '.join(sorted(ROOT_DEVICE_HINTS))))
+
+
+class AgentDeploy(base.DeployInterface):
+    """``direct``: see the module docstring."""
+
+    uses_agent = True
+    #: Not offered, nor set on a node, while pinned before it.
+    since_release = SINCE_RELEASE
+
+    def get_properties(self):
+        return {}
+
+    def validate(self, task):
+        if release_mappings.pinned_before(CONF, SINCE_RELEASE):
+            raise exception.InvalidParameterValue(
+                err='Node %s: the direct deploy interface arrives in release '
+                    '%s; the services are pinned to %s, whose conductors '
+                    'cannot run it' % (task.node.uuid, SINCE_RELEASE,
+                                       CONF.pin_release_version))
+        check_root_device_hints(task.node)
+        if task.node.provision_state in (states.AVAILABLE, states.ACTIVE,
+                                         states.DEPLOYFAIL):
+            image_info(task.node)
+
+    # --- the deploy steps -----------------------------------------------
+
+    @base.deploy_step(priority=100)
+    def deploy(self, task):
+        """Boot the node into the agent's ramdisk; wait for the agent."""
+        self._boot_agent(task)
+        return base.wait_for_agent(task)
+
+    @base.deploy_step(priority=80)
+    def write_image(self, task):
+        """Have the agent write the image, then the config drive."""
+        node = task.node
+        args = {'image_info': image_info(node),
+                'configdrive': (node.instance_info or {}).get('configdrive')}
+        return self.execute_in_band_step(task, {
+            'interface': 'deploy', 'step': 'write_image', 'priority': 80,
+            'args': args}, base.DEPLOY)
+
+    @base.deploy_step(priority=60)
+    def prepare_instance_boot(self, task):
+        """Make the node boot the written instance from its disk."""
+        if boot_mode(task.node) == 'uefi':
+            partitions = _client().get_partition_uuids(
+                _endpoint(task.node))['command_result'] or {}
+            _client().install_bootloader(
+                _endpoint(task.node), partitions.get('root uuid'), 'uefi',
+                partitions.get('efi system partition uuid'))
+        prepare = getattr(task.driver.boot, 'prepare_instance_from_disk',
+                          None)
+        if prepare is not None:
+            prepare(task)
+        task.driver.management.set_boot_device(task, 'disk',
+                                               persistent=True)
+
+    @base.deploy_step(priority=40)
+    def tear_down_agent(self, task):
+        """Flush the disks through the agent, then power off out of band."""
+        try:
+            _client().sync(_endpoint(task.node))
+        except exception.AgentError as exc:
+            # The write itself was confirmed; a power off without the
+            # sync is what Ironic falls back to as well.
+            LOG.warning('Node %s: could not sync its disks through the '
+                        'agent before powering off: %s', task.node.uuid, exc)
+        self._power_off_agent(task)
+
+    @base.deploy_step(priority=20)
+    def boot_instance(self, task):
+        """Power the node on into its instance."""
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+    def tear_down(self, task):
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+
+    # --- the agent ------------------------------------------------------
+
+    def agent_steps(self, task, kind):
+        return _client().get_steps(_endpoint(task.node), kind,
+                                   _node_dict(task.node),
+                                   _ports(task))['command_result']
+
+    def execute_in_band_step(self, task, step, kind):
+        node = task.node
+        label = '%s.%s' % (step['interface'], step['step'])
+        result = _client().execute_step(
+            _endpoint(node), kind,
+            {key: step.get(key) for key in ('interface', 'step', 'priority',
+                                            'args', 'reboot_requested')
+             if key in step}, _node_dict(node), _ports(task))
+        node.driver_internal_info = {
+            **(node.driver_internal_info or {}),
+            COMMAND_KEY: {'id': result['id'], 'step': label}}
+        LOG.info('Node %s: the agent runs %s step %s (command %s)',
+                 node.uuid, kind, label, result['id'])
+        return base.wait_for_agent(task)
+
+    def heartbeat(self, task):
+        """Done when no command waits (the agent is up), or when the
+        agent's command for the waiting step ended well."""
+        node = task.node
+        command = (node.driver_internal_info or {}).get(COMMAND_KEY)
+        if not command:
+            return base.DONE
+        result = _client().get_command(_endpoint(node), command['id'])
+        status = result['command_status']
+        if status == agent_client.RUNNING:
+            return None
+        node.driver_internal_info = {
+            key: value for key, value in node.driver_internal_info.items()
+            if key != COMMAND_KEY}
+        if status != agent_client.SUCCEEDED:
+            raise exception.StepFailed(
+                step=command['step'], reason='the agent says: %s' % (
+                    agent_client.command_error(result)
+                    or 'command %s ended %s' % (command['id'], status)))
+        return base.DONE
+
+    # --- cleaning -------------------------------------------------------
+
+    def prepare_cleaning(self, task):
+        """Boot the agent: its clean steps run once it reports them."""
+        self._boot_agent(task)
+        return base.wait_for_agent(task)
+
+    def tear_down_cleaning(self, task):
+        self._power_off_agent(task)
+
+    # --- power and boot -------------------------------------------------
+
+    @staticmethod
+    def _boot_agent(task):
+        power = task.driver.power
+        power.set_power_state(task, states.POWER_OFF)
+        prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
+        if prepare is not None:
+            prepare(task)
+        else:
+            task.driver.management.set_boot_device(task, 'pxe')
+        power.set_power_state(task, states.POWER_ON)
+
+    @staticmethod
+    def _power_off_agent(task):
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+        clean_up = getattr(task.driver.boot, 'clean_up_ramdisk', None)
+        if clean_up is not None:
+            clean_up(task)

@@ -1,0 +1,71 @@
+"""GET /v1/lookup: an agent finds its node by a port's MAC address, and
+learns how to behave from the answer's config, as ironic-python-agent
+reads it."""
+
+from ironic_steps.common import states
+from tests.unit.api import base
+
+
+class LookupTest(base.ApiTestCase):
+
+    def deploy_to_wait(self, name='node-1'):
+        node = self.make_available(name=name)
+        self.provision(name, 'active')
+        return self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def add_port(self, node, address):
+        response = self.post('/v1/ports', json={'node_uuid': node.uuid,
+                                                'address': address})
+        self.assertEqual(201, response.status_code, response.data)
+
+    def lookup(self, query):
+        return self.get('/v1/lookup?%s' % query, version='latest')
+
+    def test_an_agent_finds_its_node_by_a_mac_address_of_its_ports(self):
+        node = self.deploy_to_wait()
+        self.add_port(node, '52:54:00:12:34:56')
+        response = self.lookup('addresses=aa:bb:cc:dd:ee:ff,'
+                               '52:54:00:12:34:56')
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertEqual(node.uuid, response.get_json()['node']['uuid'])
+
+    def test_addresses_match_whatever_their_case(self):
+        node = self.deploy_to_wait()
+        self.add_port(node, '52:54:00:ab:cd:ef')
+        response = self.lookup('addresses=52:54:00:AB:CD:EF')
+        self.assertEqual(node.uuid, response.get_json()['node']['uuid'])
+
+    def test_addresses_of_no_node_find_nothing(self):
+        self.deploy_to_wait()
+        self.assertError(self.lookup('addresses=52:54:00:00:00:01'), 404,
+                         '52:54:00:00:00:01')
+
+    def test_addresses_of_two_nodes_find_neither(self):
+        first = self.deploy_to_wait('node-1')
+        second = self.deploy_to_wait('node-2')
+        self.add_port(first, '52:54:00:00:00:01')
+        self.add_port(second, '52:54:00:00:00:02')
+        self.assertError(self.lookup(
+            'addresses=52:54:00:00:00:01,52:54:00:00:00:02'), 404,
+            '52:54:00:00:00:01')
+
+    def test_a_node_no_agent_serves_is_not_found_by_its_ports_either(self):
+        node = self.make_available(name='node-1')
+        self.add_port(node, '52:54:00:00:00:03')
+        self.assertError(self.lookup('addresses=52:54:00:00:00:03'), 404)
+
+    def test_a_lookup_naming_neither_uuid_nor_address_is_400(self):
+        self.assertError(self.lookup('addresses=,'), 400, 'addresses')
+
+    def test_the_config_tells_the_agent_what_ironic_would(self):
+        self.config(ramdisk_heartbeat_timeout=7, group='api')
+        self.config(permitted_image_formats=['raw', 'qcow2'],
+                    group='conductor')
+        node = self.deploy_to_wait()
+        config = self.lookup('node_uuid=%s' % node.uuid).get_json()['config']
+        self.assertEqual(7, config['heartbeat_timeout'])
+        self.assertEqual(['raw', 'qcow2'], config['permitted_image_formats'])
+        self.assertIs(False, config['disable_deep_image_inspection'])
+        self.assertIs(False, config['agent_md5_checksum_enable'])
+        self.assertIs(True, config['agent_token_required'])
+        self.assertGreaterEqual(len(config['agent_token']), 32)

@@ -6,7 +6,7 @@
 # trigger and the kernel command line, proves the confinement (the same
 # check the loop hardware manager makes), and only then starts the agent.
 set -euo pipefail
-sandbox=${IRONIC_STEPS_AGENT_SANDBOX:?}
+run_dir=${IRONIC_STEPS_AGENT_RUN_DIR:?}
 
 mount -t tmpfs -o mode=755,nosuid,size=1m sandbox-dev /dev
 for spec in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
@@ -26,11 +26,11 @@ done
 if [ -e /proc/sysrq-trigger ]; then
     mount --bind /dev/null /proc/sysrq-trigger
 fi
-mount --bind "$sandbox/cmdline" /proc/cmdline
+mount --bind "$run_dir/cmdline" /proc/cmdline
 
 "${IRONIC_STEPS_AGENT_PYTHON:?}" -m ironic_steps_confinement \
-    > "$sandbox/confinement.json" || exit 97
+    > "$run_dir/confinement.json" || exit 97
 
 "$(dirname "${IRONIC_STEPS_AGENT_PYTHON}")/ironic-python-agent" \
-    --config-file "$sandbox/agent.conf" &
+    --config-file "$run_dir/agent.conf" &
 wait $!

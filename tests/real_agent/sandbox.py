@@ -76,7 +76,7 @@ def free_port():
 
 
 class Disk:
-    """One loop disk of the sandbox: its device, serial and backing file."""
+    """One loop disk: its device, serial and backing file."""
 
     def __init__(self, device, serial, path):
         self.device, self.serial, self.path = device, serial, path
@@ -87,24 +87,17 @@ class Disk:
             return backing.read(size)
 
 
-class AgentSandbox(fixtures.Fixture):
-    """A confined ironic-python-agent for one node (see the module doc).
+class LoopDisks(fixtures.Fixture):
+    """A machine's disks: files in a directory of the test's, attached as
+    loop devices; they outlive the agents booted on them.
 
-    :param api_url: the ironic-steps API the agent looks up and
-        heartbeats to (loopback).
-    :param mac: the MAC address of the agent's one interface: give the
-        node a port with it, so the agent's lookup finds the node.
-    :param disk_mib: the size of each loop disk.
-    :param disks: how many loop disks.
+    :param count: how many disks.
+    :param size_mib: the size of each.
     """
 
-    def __init__(self, api_url, mac, disk_mib=160, disks=1):
+    def __init__(self, count=1, size_mib=160):
         super().__init__()
-        self.api_url = api_url
-        self.mac = mac
-        self.disk_mib = disk_mib
-        self.disk_count = disks
-        self.process = None
+        self.count, self.size_mib = count, size_mib
 
     def _setUp(self):
         problem = why_unavailable()
@@ -112,22 +105,46 @@ class AgentSandbox(fixtures.Fixture):
             raise RuntimeError('cannot start the real agent: %s' % problem)
         self.dir = tempfile.mkdtemp(prefix='ironic-steps-agent-')
         self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
-        self.disks = [self._make_disk(index)
-                      for index in range(self.disk_count)]
-        self.port = free_port()
-        self._write_standins()
-        self._write_config()
-        self._start()
+        self.disks = [self._make_disk(index) for index in range(self.count)]
 
     def _make_disk(self, index):
         path = os.path.join(self.dir, 'disk%d.img' % index)
         with open(path, 'wb') as backing:
-            backing.truncate(self.disk_mib * 1024 * 1024)
+            backing.truncate(self.size_mib * 1024 * 1024)
         device = _run('losetup', '--find', '--show', path)
         self.addCleanup(subprocess.run, ['losetup', '--detach', device],
                         capture_output=True)
         return Disk(device, 'ironic-steps-%s-%d' % (
             os.path.basename(self.dir).rsplit('-', 1)[-1], index), path)
+
+
+class AgentSandbox(fixtures.Fixture):
+    """A confined ironic-python-agent for one node (see the module doc).
+
+    :param api_url: the ironic-steps API the agent looks up and
+        heartbeats to (loopback).
+    :param mac: the MAC address of the agent's one interface: give the
+        node a port with it, so the agent's lookup finds the node.
+    :param disks: the machine's :class:`LoopDisks` (new ones by default).
+    """
+
+    def __init__(self, api_url, mac, disks=None):
+        super().__init__()
+        self.api_url = api_url
+        self.mac = mac
+        self._disks = disks
+        self.process = None
+
+    def _setUp(self):
+        if self._disks is None:
+            self._disks = self.useFixture(LoopDisks())
+        self.disks = self._disks.disks
+        self.dir = tempfile.mkdtemp(prefix='sandbox-', dir=self._disks.dir)
+        self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
+        self.port = free_port()
+        self._write_standins()
+        self._write_config()
+        self._start()
 
     def _write_standins(self):
         self.bin = os.path.join(self.dir, 'bin')
@@ -175,7 +192,9 @@ class AgentSandbox(fixtures.Fixture):
         env.update(
             PATH='%s:%s' % (self.bin, env.get('PATH', '/usr/bin:/bin')),
             TMPDIR=os.path.join(self.dir, 'tmp'),
-            IRONIC_STEPS_AGENT_SANDBOX=self.dir,
+            # The disks' directory: their backing files must be in it.
+            IRONIC_STEPS_AGENT_SANDBOX=self._disks.dir,
+            IRONIC_STEPS_AGENT_RUN_DIR=self.dir,
             IRONIC_STEPS_AGENT_DISKS=','.join(
                 '%s=%s' % (disk.device, disk.serial) for disk in self.disks),
             IRONIC_STEPS_AGENT_MAC=self.mac,

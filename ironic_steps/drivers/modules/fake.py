@@ -67,6 +67,17 @@ def _remember(task, key, value):
     task.node.driver_internal_info = info
 
 
+#: How many times the fake machine booted (``driver_internal_info``):
+#: something that plays the machine (a test booting a real agent when the
+#: node boots its ramdisk) tells a reboot from a machine that stayed on.
+BOOTS_KEY = 'fake_boots'
+
+
+def _count_boot(task):
+    _remember(task, BOOTS_KEY,
+              (task.node.driver_internal_info or {}).get(BOOTS_KEY, 0) + 1)
+
+
 class FakePower(base.PowerInterface):
     """Power that obeys at once; soft power off and soft reboot included."""
 
@@ -88,10 +99,14 @@ class FakePower(base.PowerInterface):
                 err='Unknown power state %r; fake power accepts: %s' % (
                     power_state, ', '.join(self._RESULT)))
         _fail_if_asked(task, 'power.set_power_state')
+        if (self._RESULT[power_state] == states.POWER_ON
+                and task.node.power_state != states.POWER_ON):
+            _count_boot(task)
         task.node.power_state = self._RESULT[power_state]
 
     def reboot(self, task, timeout=None):
         _fail_if_asked(task, 'power.reboot')
+        _count_boot(task)
         task.node.power_state = states.POWER_ON
 
     def get_supported_power_states(self, task):

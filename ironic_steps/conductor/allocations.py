@@ -22,7 +22,8 @@ An allocation is processed in three parts:
 :func:`backfill` gives an allocation a node a user names, one already
 deployed (``active``) by other means, so that the node gets the record it
 would have had.  :func:`check_can_release` says whether a node may be
-taken back from its allocation.  This module never decides which
+taken back from its allocation at a user's request; :func:`release` takes
+it back when its instance goes (tear down).  This module never decides which
 conductor runs it (the caller's RPC does) and never changes a node's
 provision state.
 """
@@ -228,3 +229,26 @@ def check_can_release(node, allocation):
         raise exception.NodeInWrongState(
             node=node.uuid, action='released from allocation %s'
             % allocation.uuid, state=node.provision_state)
+
+
+def release(context, node):
+    """Destroy the allocation holding ``node``, if one does, as Ironic does
+    at the end of tear down: the node's instance is gone, so is the
+    request that made it.  The caller holds the node's lock and has
+    decided the node may go (unlike :func:`check_can_release`, no state is
+    checked here).
+
+    :returns: the UUID of the allocation destroyed, or None.
+    """
+    held_by = objects.Allocation.uuids_of_nodes(
+        context, [node.uuid]).get(node.uuid)
+    if held_by is None:
+        return None
+    try:
+        objects.Allocation.get_by_uuid(context, held_by).destroy()
+    except exception.AllocationNotFound:
+        LOG.info('Allocation %s of node %s was deleted meanwhile',
+                 held_by, node.uuid)
+        return None
+    LOG.info('Allocation %s released node %s', held_by, node.uuid)
+    return held_by

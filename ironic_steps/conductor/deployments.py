@@ -24,6 +24,7 @@ from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.common import x_steps
+from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import step_runner
@@ -324,6 +325,9 @@ def do_node_tear_down(task):
     step_runner.clear_progress(node, step_runner.DEPLOY)
     node.instance_info = {}
     node.instance_uuid = None
+    # Before the node moves on: whoever sees it cleaning or available
+    # sees it without the allocation, free for the next one (as Ironic).
+    allocations.release(task.context, node)
     # A retired node is cleaned for its owner, not for the next user.
     task.process_event(states.EVENT_CLEAN, target=(
         states.MANAGEABLE if node.retired else None))

@@ -209,6 +209,28 @@ class AllocationApiTest(base.ApiTestCase):
         self.assertEqual(204, self.delete(
             '/v1/allocations/%s' % done['uuid']).status_code)
 
+    def test_tearing_down_its_node_deletes_it_so_its_name_is_free(self):
+        # Given a node deployed through an allocation named for an instance
+        node = self.available('gold-1')
+        done = self.settled(self.allocate(resource_class='gold',
+                                          name='web-1')['uuid'])
+        self.deploy(node)
+
+        # When the instance is torn down
+        self.assertEqual(202, self.provision(node.uuid, 'deleted')
+                         .status_code)
+        self.wait_for_state(node, 'available')
+
+        # Then the allocation is gone, the node free, and the name too
+        self.assertError(self.get('/v1/allocations/%s' % done['uuid']), 404)
+        shown = self.get('/v1/nodes/%s' % node.uuid).get_json()
+        self.assertIsNone(shown['allocation_uuid'])
+        self.assertIsNone(shown['instance_uuid'])
+        again = self.settled(self.allocate(resource_class='gold',
+                                           name='web-1')['uuid'])
+        self.assertEqual('active', again['state'], again['last_error'])
+        self.assertEqual(node.uuid, again['node_uuid'])
+
     def test_a_deployed_node_is_backfilled_with_its_instance_uuid(self):
         node = self.available('gold-1')
         self.patch('/v1/nodes/%s' % node.uuid, json=[

@@ -1,20 +1,15 @@
 """The agent client speaks IPA's command API to a real HTTP server.
 
-The server (:class:`FakeAgent`) answers on 127.0.0.1 as ironic-python-agent
-13's API does (the same paths, bodies, token check, 401 and 409 answers),
-records every request, and can be told to answer otherwise for the next
-requests: busy, a refused token, a server error, a body that is not JSON,
-or no answer at all.
+The server (:class:`tests.fake_ipa.FakeIPA`) answers on 127.0.0.1 as
+ironic-python-agent 13's API does (the same paths, bodies, token check,
+401 and 409 answers), records every request, and can be told to answer
+otherwise for the next requests: busy, a refused token, a server error, a
+body that is not JSON, or no answer at all.
 """
 
-import http.server
-import json
 import logging
 import socket
-import threading
 import time
-import urllib.parse
-import uuid
 
 import ddt
 import fixtures
@@ -23,6 +18,7 @@ from ironic_steps.common import exception
 from ironic_steps.conductor import agent_token
 from ironic_steps.drivers.modules import agent_client
 from tests import base
+from tests import fake_ipa
 
 TOKEN = 'tok-3f9a1c77e2b04d5e'
 NODE = {'uuid': '1be26c0b-03f2-4d2d-ae87-c02d7f33c123',
@@ -38,135 +34,13 @@ IMAGE = {'id': 'img-1', 'urls': ['http://images/img-1.raw'],
 BUSY = (409, {'faultcode': 'Client',
               'faultstring': 'Agent is busy: executing command '
                              'execute_deploy_step'})
-UNAUTHORIZED = (401, {'faultcode': 'Client',
-                      'faultstring': '401 Unauthorized: Token invalid.'})
+UNAUTHORIZED = fake_ipa.UNAUTHORIZED
 FORBIDDEN = (403, {'faultcode': 'Client', 'faultstring': 'Forbidden'})
 SERVER_ERROR = (500, {'faultcode': 'Server',
                       'faultstring': 'Object of type TypeError is not JSON '
                                      'serializable'})
 NOT_JSON = (200, b'<html>agent_token=%s</html>' % TOKEN.encode())
-HANG = 'hang'
-
-
-class FakeAgent(fixtures.Fixture):
-    """IPA's command API on a free loopback port.
-
-    ``requests`` holds ``(method, path, query, body)`` per request, query
-    as a dict of single values.  ``answer(*answers)`` queues what the next
-    commands (POST) get instead of the usual answer: ``(status, body)`` (a
-    dict sent as JSON, bytes as they are) or :data:`HANG` (no answer until
-    the test ends; ``on_hang(body)`` is called first).  Without one, a
-    command waited for is SUCCEEDED, any other is RUNNING until
-    ``reads_until_done`` reads of it.
-    """
-
-    def __init__(self, token=TOKEN):
-        self.token = token
-        self.requests = []
-        self.commands = {}
-        self.results = {}
-        self.reads_until_done = 1
-        self.on_hang = None
-        self._answers = []
-        self._lock = threading.Lock()
-        self._released = threading.Event()
-
-    def _setUp(self):
-        agent = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                agent._handle(self)
-
-            def do_POST(self):
-                agent._handle(self)
-
-            def log_message(self, *args):
-                pass
-
-        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, args=(0.01,),
-                                  daemon=True)
-        thread.start()
-        self.addCleanup(thread.join, 5)
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
-        self.addCleanup(self._released.set)
-        self.url = 'http://127.0.0.1:%d' % server.server_address[1]
-
-    def answer(self, *answers):
-        self._answers.extend(answers)
-
-    def endpoint(self, token=TOKEN, node=NODE['uuid']):
-        return agent_client.AgentEndpoint(url=self.url, token=token,
-                                          node=node)
-
-    def paths(self, method):
-        return [path for verb, path, _, _ in self.requests if verb == method]
-
-    def start(self, name, status='RUNNING'):
-        """A command the agent runs (listed by GET /v1/commands/)."""
-        command = {'id': str(uuid.uuid4()), 'command_name': name,
-                   'command_status': status, 'command_error': None,
-                   'command_result': None}
-        self.commands[command['id']] = command
-        return command
-
-    def _handle(self, request):
-        parts = urllib.parse.urlsplit(request.path)
-        query = dict(urllib.parse.parse_qsl(parts.query))
-        length = int(request.headers.get('Content-Length') or 0)
-        body = json.loads(request.rfile.read(length)) if length else None
-        with self._lock:
-            self.requests.append((request.command, parts.path, query, body))
-            scripted = (self._answers.pop(0)
-                        if self._answers and request.command == 'POST'
-                        else None)
-        if scripted == HANG:
-            if self.on_hang:
-                self.on_hang(body)
-            self._released.wait(10)
-            return
-        status, answer = scripted or self._usual(request.command, parts.path,
-                                                 query, body)
-        data = answer if isinstance(answer, bytes) else json.dumps(
-            answer).encode()
-        try:
-            request.send_response(status)
-            request.send_header('Content-Type', 'application/json')
-            request.send_header('Content-Length', str(len(data)))
-            request.end_headers()
-            request.wfile.write(data)
-        except OSError:
-            pass  # the client gave up waiting
-
-    def _usual(self, verb, path, query, body):
-        if not self.token or query.get('agent_token') != self.token:
-            return UNAUTHORIZED
-        if verb == 'POST':
-            name = body['name'].partition('.')[2]
-            command = self.start(name)
-            if query.get('wait') == 'true':
-                self._finish(command)
-            return 200, command
-        if path == '/v1/commands/':
-            return 200, {'commands': list(self.commands.values())}
-        command = self.commands.get(path.rpartition('/')[2])
-        if command is None:
-            return 404, {'faultcode': 'Client',
-                         'faultstring': 'Not found: Command Result with id '
-                                        '%s not found.' % path}
-        command['reads'] = command.get('reads', 0) + 1
-        if command['reads'] >= self.reads_until_done:
-            self._finish(command)
-        return 200, command
-
-    def _finish(self, command):
-        if command['command_status'] == 'RUNNING':
-            command['command_status'] = 'SUCCEEDED'
-            command['command_result'] = self.results.get(
-                command['command_name'])
+HANG = fake_ipa.HANG
 
 
 def closed_port():
@@ -180,10 +54,9 @@ class AgentClientTestCase(base.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.config(command_timeout=2, max_command_attempts=3,
-                    command_retry_interval=0, command_wait_interval=0,
-                    command_wait_attempts=5, group='agent')
-        self.agent = self.useFixture(FakeAgent())
+        self.config(group='agent', **fake_ipa.QUICK_CLIENT)
+        self.agent = self.useFixture(fake_ipa.FakeIPA(token=TOKEN,
+                                                      node=NODE['uuid']))
         self.client = agent_client.AgentClient()
 
     def assertHidesToken(self, text):

@@ -82,6 +82,8 @@ implement it):
   carry it (``agent_token``).
 * 1.65 - node ``lessee`` field and filter.
 * 1.66 - node ``network_data`` field.
+* 1.68 - heartbeats may carry ``agent_verify_ca``: the certificate the
+  agent's API serves, which the conductor then trusts.
 * 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
   (maximum).
 
@@ -161,6 +163,7 @@ MINOR_61_NODE_RETIRED = 61
 MINOR_62_AGENT_TOKEN = 62
 MINOR_65_NODE_LESSEE = 65
 MINOR_66_NODE_NETWORK_DATA = 66
+MINOR_68_AGENT_VERIFY_CA = 68
 MINOR_69_DEPLOY_STEPS = 69
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)

@@ -455,3 +455,10 @@ class AgentCommandTimeout(AgentError):
     _msg_fmt = ('Command %(command)s (%(command_id)s) was still running on '
                 '%(agent)s after %(checks)d checks %(interval)s seconds '
                 'apart.')
+
+
+class AgentStepsInvalid(AgentError):
+    """The agent's answer to get_<kind>_steps is not a list of steps."""
+
+    _msg_fmt = ('The agent of node %(node)s reported %(kind)s steps that '
+                'cannot be used: %(reason)s.')

@@ -22,6 +22,8 @@ matters), talk to the agent itself (the deploy interface does), or act on
 a node that does not wait.
 """
 
+import os
+
 from oslo_log import log
 from oslo_utils import timeutils
 
@@ -30,6 +32,7 @@ from ironic_steps.conductor import agent_steps
 from ironic_steps.conductor import flows
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
+from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 
 LOG = log.getLogger(__name__)
@@ -79,10 +82,24 @@ def handle(task, worker, **sent):
 
 def _record(node, sent):
     info = node.driver_internal_info or {}
+    if sent.get('agent_verify_ca'):
+        sent = dict(sent, agent_verify_ca=_keep_certificate(
+            node.uuid, sent['agent_verify_ca']))
     changes = {key: sent[name] for key, name in _RECORDED
                if sent.get(name) is not None and info.get(key) != sent[name]}
     if changes:
         node.driver_internal_info = {**info, **changes}
+
+
+def _keep_certificate(node_uuid, certificate):
+    """Keep the agent's certificate (PEM, as its heartbeat sent it) where
+    the agent client reads it: :returns: its path."""
+    directory = os.path.join(CONF.state_path, 'agent-certificates')
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    path = os.path.join(directory, '%s.crt' % node_uuid)
+    with open(path, 'w') as kept:
+        kept.write(certificate)
+    return path
 
 
 def _current_label(node, flow):

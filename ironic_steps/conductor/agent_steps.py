@@ -102,16 +102,11 @@ def normalise(node_uuid, kind, reported):
     steps = {}
     for manager, listed in sorted(by_manager.items()):
         for step in listed if isinstance(listed, list) else [listed]:
-            if (not isinstance(step, dict)
-                    or not isinstance(step.get('interface'), str)
-                    or not isinstance(step.get('step'), str)
-                    or not isinstance(step.get('priority'), int)
-                    or step['priority'] < 0):
+            problem = _shape_problem(step)
+            if problem:
                 raise exception.AgentStepsInvalid(
-                    node=node_uuid, kind=kind,
-                    reason='hardware manager %s reports a step without an '
-                           'interface, a name and a non-negative priority'
-                           % manager)
+                    node=node_uuid, kind=kind, reason='hardware manager %s '
+                    'reports %s' % (manager, problem))
             clean = {key: step.get(key) for key in _AGENT_STEP_KEYS}
             clean['abortable'] = bool(clean['abortable'])
             clean['reboot_requested'] = bool(clean['reboot_requested'])
@@ -121,6 +116,24 @@ def normalise(node_uuid, kind, reported):
             if key not in steps or steps[key]['priority'] < clean['priority']:
                 steps[key] = clean
     return [steps[key] for key in sorted(steps)]
+
+
+def _shape_problem(step):
+    """What keeps ``step`` out of a plan (the rule steps.Step holds a
+    stored plan's steps to), or None."""
+    if not isinstance(step, dict):
+        return 'a step that is not an object'
+    name = step.get('step')
+    if not isinstance(name, str) or not name:
+        return 'a step without a name'
+    if not isinstance(step.get('interface'), str) or not step['interface']:
+        return 'step %s without an interface' % name
+    priority = step.get('priority')
+    if (not isinstance(priority, int) or isinstance(priority, bool)
+            or priority < 0):
+        return 'step %s.%s without a non-negative integer priority' % (
+            step['interface'], name)
+    return None
 
 
 def store(node, kind, steps):

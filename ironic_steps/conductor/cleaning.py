@@ -31,6 +31,7 @@ def start_cleaning(task, worker):
 @step_runner.flow_boundary(step_runner.CLEAN)
 def do_node_clean(task):
     """Worker: plan the automated clean steps and run them."""
+    step_runner.clear_progress(task.node, step_runner.CLEAN)
     automated = _automated_clean(task.node)
     plan = steps.plan(task, base.CLEAN) if automated else []
     step_runner.store_plan(task, step_runner.CLEAN, plan)

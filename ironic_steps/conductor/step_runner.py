@@ -118,20 +118,21 @@ def clear_progress(node, flow):
     info.pop(DEADLINE_KEY, None)
     info.pop(base.PROGRESS_KEY, None)
     info.pop(agent_steps.REFRESHED_KEY, None)
+    info.pop(base.AGENT_COMMAND_KEY, None)
     info.pop(flow.requested_key, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
 
 
 def stop_waiting(node):
-    """Forget what a waiting step waited for: its agent's token and its
-    poll (saved with the node's next save), so neither resumes it."""
+    """Forget what a waiting step waited for: its agent's token, its poll
+    and its agent command (saved with the node's next save), so none of
+    them resumes it."""
     agent_token.forget(node)
     info = node.driver_internal_info or {}
-    if base.POLLING_KEY in info or DEADLINE_KEY in info:
-        node.driver_internal_info = {
-            k: v for k, v in info.items()
-            if k not in (base.POLLING_KEY, DEADLINE_KEY)}
+    if any(key in info for key in _WAITED_FOR):
+        node.driver_internal_info = {k: v for k, v in info.items()
+                                     if k not in _WAITED_FOR}
 
 
 def store_plan(task, flow, plan):
@@ -177,6 +178,11 @@ def current_index(node, flow):
 #: ``{'step': 'interface.step', 'timeout': seconds, 'started_at': ISO,
 #: 'deadline': ISO}`` (UTC).
 DEADLINE_KEY = 'step_deadline'
+
+
+#: What a waiting step waits for, besides its agent's token: its poll,
+#: its deadline, the agent's command it runs.
+_WAITED_FOR = (base.POLLING_KEY, DEADLINE_KEY, base.AGENT_COMMAND_KEY)
 
 
 def _record_current(task, flow, index, step):

@@ -36,6 +36,16 @@ opts = [
                  help='Seconds between two reads of the status of a running '
                       'agent command.'),
     # Declared for the deploy interfaces that will read them.
+    cfg.ListOpt('callback_networks',
+                default=[],
+                help='Networks (CIDR, such as 10.20.0.0/16) an agent\'s '
+                     'callback URL may point into. An agent\'s heartbeat '
+                     'names the URL the conductor then sends commands to, '
+                     'with the node\'s agent token; by default it must be '
+                     'the address the heartbeat comes from, so a heartbeat '
+                     'cannot send the conductor (and the token) to another '
+                     'host. Set it when agents reach the API through a '
+                     'proxy or NAT.'),
     cfg.StrOpt('image_download_source',
                default='http',
                choices=[('swift', 'the agent downloads the image from the '

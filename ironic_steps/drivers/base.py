@@ -186,6 +186,9 @@ POLLING_KEY = 'step_polling'
 #: The state a node waits in after a step of the flow it runs.
 _WAIT_STATE_AFTER = {states.DEPLOYING: states.DEPLOYWAIT,
                      states.CLEANING: states.CLEANWAIT}
+#: Where a deploy interface keeps the agent command a waiting in-band step
+#: runs, in ``driver_internal_info``; forgotten when the step stops waiting.
+AGENT_COMMAND_KEY = 'agent_command'
 #: The result of a poll check whose work is finished, or of an agent's
 #: heartbeat that says its step is done (:meth:`DeployInterface.heartbeat`).
 DONE = True

@@ -13,6 +13,9 @@ for spec in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
     IFS=: read -r name major minor <<< "$spec"
     mknod -m 666 "/dev/$name" c "$major" "$minor"
 done
+# POSIX semaphores (IPA's erase runs a multiprocessing pool) live here.
+mkdir /dev/shm
+mount -t tmpfs -o mode=1777,nosuid,nodev,size=16m sandbox-shm /dev/shm
 ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin
 ln -s /proc/self/fd/1 /dev/stdout

@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import threading
+import time
 
 import fixtures
 import pycdlib
@@ -67,11 +68,13 @@ def build_whole_disk_image(directory, marker_text, size_mib=64,
 
 
 def partitions(path):
-    """[(start sector, sectors)] of the partitions of a disk image."""
-    out = _run('partx', '--show', '--bytes', '--noheadings',
-               '--output', 'START,SECTORS', path)
+    """[(start sector, sectors)] of the partitions of a disk image; []
+    for a disk with no partition table."""
+    found = subprocess.run(['partx', '--show', '--bytes', '--noheadings',
+                            '--output', 'START,SECTORS', path],
+                           capture_output=True, text=True)
     return [tuple(int(field) for field in line.split())
-            for line in out.splitlines() if line.strip()]
+            for line in found.stdout.splitlines() if line.strip()]
 
 
 def _partition_bytes(path, start, sectors):
@@ -128,14 +131,24 @@ def meta_data(path):
 
 
 class ImageServer(fixtures.Fixture):
-    """Serves one directory over HTTP on 127.0.0.1, in a thread."""
+    """Serves one directory over HTTP on 127.0.0.1, in a thread.
 
-    def __init__(self, directory):
+    :param seconds_per_mib: how slowly to send (0: at once), so a test
+        can catch the agent in the middle of a download.
+    """
+
+    def __init__(self, directory, seconds_per_mib=0):
         super().__init__()
         self.directory = directory
+        self.seconds_per_mib = seconds_per_mib
 
     def _setUp(self):
-        handler = functools.partial(_QuietHandler, directory=self.directory)
+        if self.seconds_per_mib:
+            handler = functools.partial(_SlowHandler, directory=self.directory,
+                                        pause=self.seconds_per_mib)
+        else:
+            handler = functools.partial(_QuietHandler,
+                                        directory=self.directory)
         self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
                                                       handler)
         thread = threading.Thread(target=self.server.serve_forever,
@@ -153,3 +166,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, format, *args):
         pass
+
+
+class _SlowHandler(_QuietHandler):
+
+    def __init__(self, *args, pause, **kwargs):
+        self.pause = pause
+        super().__init__(*args, **kwargs)
+
+    def copyfile(self, source, outputfile):
+        for chunk in iter(lambda: source.read(1 << 20), b''):
+            outputfile.write(chunk)
+            time.sleep(self.pause)

@@ -5,9 +5,10 @@ fake-hardware's power and management only record what the conductor asks
 ``driver_internal_info``).  :class:`Machine` plays the machine behind
 them: it watches the node through the REST API and, as a server would,
 boots the agent's ramdisk (a confined ironic-python-agent,
-:class:`sandbox.AgentSandbox`) whenever the node is powered on to boot
-from the network, stops it when the node is powered off or boots from its
-disk, and boots a fresh one when the node reboots.  The disks outlive
+:class:`sandbox.AgentSandbox`) whenever the node boots (is powered on, or
+rebooted) from the network, and stops it when the node is powered off or
+boots again.  A boot device set while the agent runs takes effect at the
+next boot, as on a real server.  The disks outlive
 every boot, so what one agent wrote the next one, and the test, find.
 """
 
@@ -62,21 +63,23 @@ class Machine(fixtures.Fixture):
             except OSError:
                 continue
             info = node.get('driver_internal_info') or {}
+            if node.get('power_state') != 'power on':
+                self._power_off()
+                self._boot = None
+                continue
             boot = info.get('fake_boots', 0)
-            wants_agent = (node.get('power_state') == 'power on'
-                           and info.get('fake_boot_device', 'pxe')
-                           in _NETWORK_BOOT)
-            if not wants_agent:
-                self._power_off()
-            elif self._agent is None or boot != self._boot:
-                self._power_off()
-                self._boot_agent(boot)
+            if boot == self._boot:
+                continue    # the same boot goes on
+            self._power_off()
+            self._boot = boot
+            if info.get('fake_boot_device', 'pxe') in _NETWORK_BOOT:
+                self._boot_agent()
 
-    def _boot_agent(self, boot):
-        agent = sandbox.AgentSandbox('%s' % self.endpoint, self.mac,
+    def _boot_agent(self):
+        agent = sandbox.AgentSandbox(self.endpoint, self.mac,
                                      disks=self.disks)
         agent.setUp()
-        self._agent, self._boot = agent, boot
+        self._agent = agent
         self.agents.append(agent)
 
     def _power_off(self):
@@ -97,8 +100,16 @@ class Machine(fixtures.Fixture):
 
     def logs(self):
         """Every agent's log, oldest first (for failure messages)."""
-        return '\n'.join('--- agent %d ---\n%s' % (number, agent.log()[-6000:])
+        return '\n'.join('--- agent %d ---\n%s' % (number, agent.log()[-60000:])
                          for number, agent in enumerate(self.agents))
+
+    def agent_stopped(self, timeout=10):
+        """Whether the agent is stopped (the node powered off or booted
+        from disk), waiting for the watcher to see it."""
+        deadline = time.monotonic() + timeout
+        while self._agent is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self._agent is None
 
     def wait_for_agent(self, timeout=60):
         deadline = time.monotonic() + timeout

@@ -184,6 +184,10 @@ class AgentSandbox(fixtures.Fixture):
                 'collect_lldp = False',
                 'inspection_callback_url =',
                 'debug = True',
+                # A failed download is tried again once, a second later
+                # (9 times, 10 s apart, by default: 90 s of a test).
+                'image_download_connection_retries = 1',
+                'image_download_connection_retry_interval = 1',
                 '']))
 
     def _environment(self):

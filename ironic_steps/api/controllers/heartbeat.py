@@ -7,6 +7,9 @@ conductor checks.  The conductor decides what the heartbeat means for the
 node; the answer is 202 either way, or 400 for a wrong or missing token.
 """
 
+import ipaddress
+import urllib.parse
+
 import flask
 
 from ironic_steps.api import body
@@ -15,6 +18,7 @@ from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.api import versions
+from ironic_steps.conf import CONF
 
 blueprint = flask.Blueprint('heartbeat', __name__,
                             url_prefix='/v1/heartbeat')
@@ -22,6 +26,7 @@ blueprint = flask.Blueprint('heartbeat', __name__,
 _ENDPOINT_VERSION = (1, versions.MINOR_22_LOOKUP_HEARTBEAT)
 _AGENT_VERSION_VERSION = (1, versions.MINOR_36_AGENT_VERSION_HEARTBEAT)
 _AGENT_TOKEN_VERSION = (1, versions.MINOR_62_AGENT_TOKEN)
+_AGENT_VERIFY_CA_VERSION = (1, versions.MINOR_68_AGENT_VERIFY_CA)
 
 
 def _string(data, key):
@@ -32,17 +37,49 @@ def _string(data, key):
     return value
 
 
+def _check_callback_url(url, source):
+    """The agent's URL must be http(s) on the address it heartbeats from
+    (or in ``[agent] callback_networks``): the conductor sends it commands
+    with the node's agent token."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme not in ('http', 'https') or not parts.hostname or (
+            port is not None and not 0 < port < 65536) or parts.query:
+        raise errors.InvalidField(
+            field='callback_url', reason='it must be an http or https URL '
+            'with a host (and a port), such as http://10.0.0.5:9999')
+    try:
+        host = ipaddress.ip_address(parts.hostname)
+    except ValueError:
+        host = None
+    allowed = [ipaddress.ip_network(network, strict=False)
+               for network in CONF.agent.callback_networks]
+    if host is None or not (
+            (source and host == ipaddress.ip_address(source))
+            or any(host in network for network in allowed)):
+        raise errors.InvalidField(
+            field='callback_url', reason='its host must be the address '
+            'the heartbeat comes from (%s), or in [agent] '
+            'callback_networks' % source)
+
+
 @blueprint.post('/<ident>')
 def heartbeat(ident):
     version = flask.g.version
     versions.check_endpoint(version, _ENDPOINT_VERSION, flask.request.path)
     policy.authorize('baremetal:node:ipa_heartbeat', flask.g.context)
-    data = body.json_object(('callback_url', 'agent_version', 'agent_token'),
-                            default={})
+    data = body.json_object(('callback_url', 'agent_version', 'agent_token',
+                             'agent_verify_ca'), default={})
     callback_url = _string(data, 'callback_url')
+    if callback_url is not None:
+        _check_callback_url(callback_url, flask.request.remote_addr)
     values = {}
     for key, needed in (('agent_version', _AGENT_VERSION_VERSION),
-                        ('agent_token', _AGENT_TOKEN_VERSION)):
+                        ('agent_token', _AGENT_TOKEN_VERSION),
+                        ('agent_verify_ca', _AGENT_VERIFY_CA_VERSION)):
         values[key] = _string(data, key)
         if values[key] is not None and version < needed:
             raise errors.FeatureNotInVersion(

@@ -54,7 +54,7 @@ LOG = log.getLogger(__name__)
 SINCE_RELEASE = '0.8'
 #: The agent command a waiting in-band step runs:
 #: ``{'id': command id, 'step': 'interface.step'}``.
-COMMAND_KEY = 'agent_command'
+COMMAND_KEY = base.AGENT_COMMAND_KEY
 #: Root device hint keys ironic-python-agent understands.
 ROOT_DEVICE_HINTS = frozenset([
     'size', 'model', 'wwn', 'serial', 'vendor', 'wwn_with_extension',

@@ -69,3 +69,42 @@ class LookupTest(base.ApiTestCase):
         self.assertIs(False, config['agent_md5_checksum_enable'])
         self.assertIs(True, config['agent_token_required'])
         self.assertGreaterEqual(len(config['agent_token']), 32)
+
+
+class CallbackUrlTest(base.ApiTestCase):
+    """A heartbeat's callback_url is where the conductor sends commands,
+    with the agent token: it must be the agent's own address."""
+
+    def setUp(self):
+        super().setUp()
+        node = self.make_available(name='node-1')
+        self.provision('node-1', 'active')
+        self.wait_for_state(node, states.DEPLOYWAIT)
+        self.token = self.lookup_token(node.uuid)
+
+    def heartbeat(self, url):
+        return self.post('/v1/heartbeat/node-1', json={
+            'callback_url': url, 'agent_token': self.token})
+
+    def test_the_address_the_heartbeat_comes_from_is_accepted(self):
+        self.assertEqual(202, self.heartbeat(
+            'http://127.0.0.1:9999').status_code)
+
+    def test_another_host_is_refused(self):
+        self.assertError(self.heartbeat('http://10.1.2.3:9999'), 400,
+                         'callback_url', '127.0.0.1')
+
+    def test_another_host_in_a_configured_network_is_accepted(self):
+        self.config(callback_networks=['10.1.0.0/16'], group='agent')
+        self.assertEqual(202, self.heartbeat(
+            'https://10.1.2.3:9999').status_code)
+
+    def test_what_is_not_an_http_url_is_refused(self):
+        for url in ('ftp://127.0.0.1:21', 'http://127.0.0.1:0',
+                    'http:///x', 'http://127.0.0.1:9999/?agent_token=x'):
+            self.assertError(self.heartbeat(url), 400, 'callback_url')
+
+    def test_agent_verify_ca_needs_1_68(self):
+        response = self.post('/v1/heartbeat/node-1', version='1.67',
+                             json={'agent_verify_ca': 'x'})
+        self.assertError(response, 406, 'agent_verify_ca', '1.68')

@@ -31,7 +31,7 @@ class ProvisionTest(base.ApiTestCase):
         node = self.deploy_to_wait(self.make_available(name='node-1'))
         self.assertEqual('write_image', node.deploy_step['step'])
         response = self.post('/v1/heartbeat/%s' % node.uuid, json={
-            'callback_url': 'http://10.0.0.5:9999', 'agent_version': '9.0',
+            'callback_url': 'http://127.0.0.1:9999', 'agent_version': '9.0',
             'agent_token': self.lookup_token(node.uuid)}, version='1.62')
         self.assertEqual(202, response.status_code, response.data)
         node = self.wait_for_state(node, states.ACTIVE)

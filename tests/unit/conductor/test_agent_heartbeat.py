@@ -374,9 +374,6 @@ class RequestedInBandStepTest(DirectDeployTestCase):
         self.assertEqual([], self.ipa.steps_run('deploy'))
 
     def test_a_cached_step_asked_to_run_before_the_agent_is_refused(self):
-        self.skipTest('bug: steps.merge plans a cached in-band step before '
-                      'deploy.deploy; it is sent to the last agent_url '
-                      'without a token and fails with HTTP 401')
         # Given a node whose agent reported its steps in an earlier deploy
         node = self.deploy_to_step('deploy.write_image')
         self.heartbeat(node)
@@ -393,23 +390,19 @@ class RequestedInBandStepTest(DirectDeployTestCase):
         self.assertNodeUnchanged(before)
 
     def test_a_malformed_answer_fails_the_deploy_naming_the_problem(self):
-        self.skipTest('bug: exception.AgentStepsInvalid is not defined; '
-                      'last_error says AttributeError')
         self.ipa.results['get_deploy_steps'] = {
             'deploy_steps': {fake_ipa.GENERIC: [{'step': 'write_image'}]}}
         node = self.deploy_to_agent_wait()
         self.heartbeat(node)
         node = self.wait_at(node, states.DEPLOYFAIL, 'deploy.deploy')
         self.assertIn(fake_ipa.GENERIC, node.last_error)
-        self.assertIn('non-negative priority', node.last_error)
+        self.assertIn('step write_image without an interface',
+                      node.last_error)
         self.assertNotIn('agent_cached_deploy_steps',
                          node.driver_internal_info)
 
     def test_a_step_the_planner_refuses_is_not_kept_for_the_next_deploy(
             self):
-        self.skipTest('bug: normalise caches a step of priority true; every '
-                      'later deploy and cleaning of the node is refused '
-                      '(InvalidStep) and its agent never reports again')
         # Given an agent reporting a step whose priority is not a number
         self.ipa.steps['deploy'][CUSTOM] = [dict(FIRMWARE, priority=True)]
         node = self.deploy_to_agent_wait()
@@ -426,9 +419,6 @@ class NextFlowTest(DirectDeployTestCase):
     """What one flow leaves for the next."""
 
     def test_an_aborted_deploy_leaves_no_command_for_the_next_agent(self):
-        self.skipTest('bug: driver_internal_info/agent_command outlives an '
-                      'abort; the next flow asks the new agent about it '
-                      '(HTTP 404) and fails')
         # Given a deploy aborted while the agent writes the image
         self.ipa.script('deploy.write_image', fake_ipa.RUNNING)
         node = self.deploy_to_step('deploy.write_image')
@@ -539,9 +529,6 @@ class DirectCleaningTest(DirectTestCase):
         self.assertIn(WIPEFS, node.last_error)
 
     def test_the_next_cleaning_fetches_the_agents_steps_again(self):
-        self.skipTest('bug: agent_steps_refreshed outlives a failed '
-                      'cleaning; the next automated cleaning never asks its '
-                      'agent for its steps')
         # Given a cleaning that failed after its agent reported its steps
         node = self.failed_cleaning()
         # When the node is cleaned again, by an agent that now reports

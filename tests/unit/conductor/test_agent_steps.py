@@ -323,8 +323,6 @@ class NormaliseTest(oslotest_base.BaseTestCase):
     @ddt.unpack
     def test_a_malformed_answer_is_refused_naming_what_is_wrong(
             self, reported_steps, named):
-        self.skipTest('bug: exception.AgentStepsInvalid is not defined: '
-                      'normalise raises AttributeError')
         exc = self.assertRaises(exception.AgentStepsInvalid,
                                 agent_steps.normalise, 'node-1', 'deploy',
                                 reported_steps)
@@ -334,9 +332,6 @@ class NormaliseTest(oslotest_base.BaseTestCase):
     @ddt.data(step('write_image', True), step('', 80),
               step('write_image', 80, interface=''))
     def test_a_step_the_planner_would_refuse_is_refused_here(self, bad):
-        self.skipTest('bug: normalise keeps a priority of true and empty '
-                      'names, which steps.Step refuses: the cache is '
-                      'poisoned')
         self.assertRaises(exception.AgentStepsInvalid, agent_steps.normalise,
                           'node-1', 'deploy',
                           answer(VendorManager=[bad]))

@@ -2,9 +2,20 @@
 
 Interfaces carry Ironic's names, so an Ironic user's commands and node
 definitions carry over: power and management ``redfish``, boot
-``redfish-virtual-media``, deploy ``ramdisk`` (the node boots an ISO; no
-agent), bios and raid ``redfish``.  The other interface types get their
-no-op implementations.
+``redfish-virtual-media``, bios and raid ``redfish``, and deploy:
+
+* ``ramdisk``, the default: the node boots ``instance_info/boot_iso``
+  from the virtual CD drive; no agent;
+* ``direct``: the node boots ironic-python-agent from
+  ``driver_info/deploy_iso`` in the virtual CD drive, the agent writes
+  the image, and the node boots its disk.
+
+Ironic's default is not ours: its redfish nodes get ``direct`` (since
+Ironic 35.0, 2026.1: ``autodetect``, which chooses by the image and
+falls back to ``direct``).  ``ramdisk`` stays
+the default here because it was the only deploy interface before: a node
+enrolled without a deploy interface keeps deploying as it did.  The other
+interface types get their no-op implementations.
 """
 
 import types
@@ -21,7 +32,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
     supported_interfaces = types.MappingProxyType({
         'bios': ('redfish',),
         'boot': ('redfish-virtual-media',),
-        'deploy': ('ramdisk',),
+        'deploy': ('ramdisk', 'direct'),
         'management': ('redfish',),
         'power': ('redfish',),
         'raid': ('redfish',),

@@ -8,8 +8,9 @@ template, this module wraps the stock view:
 
 - GET: the stock body, with the override frequency the backend keeps
   (Once / Continuous / Disabled), ``None`` and ``BiosSetup`` among the
-  allowed targets, the BIOS linked at ``/Bios`` and every reset type
-  ``systems.EmulatedSystems`` supports;
+  allowed targets, the BIOS linked at ``/Bios``, every reset type
+  ``systems.EmulatedSystems`` supports, and, for tests, what each boot
+  booted from (``Oem/Emulator/BootSources``);
 - PATCH: checks target, mode and frequency first (400 naming the bad value,
   nothing changed), lets the stock view set target and mode, then records
   the frequency.  A target set while the override is Disabled, without a
@@ -49,6 +50,8 @@ def _decorate(response, identity):
         body['Bios'] = {'@odata.id': '/redfish/v1/Systems/%s/Bios' % identity}
     body['Actions']['#ComputerSystem.Reset'][
         'ResetType@Redfish.AllowableValues'] = list(systems.RESET_TYPES)
+    body['Oem'] = {'Emulator': {
+        'BootSources': flask.current_app.systems.boot_sources(identity)}}
     return flask.jsonify(body)
 
 

@@ -187,6 +187,12 @@ class RedfishEmulator(fixtures.Fixture):
                 'enabled': boot['BootSourceOverrideEnabled'],
                 'mode': boot.get('BootSourceOverrideMode')}
 
+    def boot_sources(self, system_id):
+        """What each boot booted from, in order: the override's target
+        ('Cd', 'Hdd', 'Pxe', ...), or 'None' for the firmware's own
+        order."""
+        return self.system(system_id)['Oem']['Emulator']['BootSources']
+
     def bios_version(self, system_id):
         return self.system(system_id)['BiosVersion']
 

@@ -10,7 +10,9 @@ for the redfish hardware type's tests, this subclass adds:
   types (PowerCycle, PushPowerButton, Nmi);
 - a *boot*: every Off -> On transition.  A boot applies pending BIOS
   settings (``bios.apply_pending``), consumes a one-time boot override and
-  counts (``boots``), which lets tasks wait for the next reset;
+  counts (``boots``), which lets tasks wait for the next reset; what each
+  boot booted from is kept (``boot_sources``: the override's target, or
+  ``None`` for the firmware's own order);
 - boot override frequency (Once / Continuous / Disabled), which the stock
   views ignore (they always read back Continuous);
 - BIOS attributes and firmware versions (``BiosVersion``), processors and
@@ -68,7 +70,7 @@ class EmulatedSystems(fakedriver.FakeDriver):
                 system.update(bios.initial_state())
                 system.update(versions={'BiosVersion': FIRST_BIOS_VERSION},
                               boot_override='Disabled', boot_device='None',
-                              boots=0, last_boot=None)
+                              boots=0, last_boot=None, boot_sources=[])
                 self._systems[uuid] = system
 
     # Power and boots.
@@ -115,7 +117,10 @@ class EmulatedSystems(fakedriver.FakeDriver):
         return system
 
     def _boot(self, system, now):
-        changes = {'boots': system['boots'] + 1, 'last_boot': now}
+        source = (system['boot_device']
+                  if system['boot_override'] != 'Disabled' else 'None')
+        changes = {'boots': system['boots'] + 1, 'last_boot': now,
+                   'boot_sources': system['boot_sources'] + [source]}
         applied = bios.apply_pending(system, now)
         changes.update(applied)
         if 'BootMode' in applied.get('bios', {}):
@@ -128,6 +133,10 @@ class EmulatedSystems(fakedriver.FakeDriver):
         """(boots so far, time of the last boot) of a system."""
         system = self._get(identity)
         return system['boots'], system['last_boot']
+
+    def boot_sources(self, identity):
+        """What each boot of a system booted from, in order."""
+        return list(self._get(identity)['boot_sources'])
 
     # Boot device, frequency and mode.
 

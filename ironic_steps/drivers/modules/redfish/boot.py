@@ -1,12 +1,27 @@
 """Booting from virtual media through a Redfish BMC.
 
 The BMC presents an ISO image, fetched from a URL, as the node's CD drive;
-the node boots from it once.  ``prepare_instance`` inserts
-``instance_info/boot_iso`` and sets the one-time boot from CD;
-``clean_up_instance`` ejects it when the instance goes.  The CD drive is
-found on the System (Redfish 1.11 and later) or on its managers.
+the node boots from it once.  Two ISOs go through that drive, as in
+Ironic's ``redfish-virtual-media`` boot interface:
+
+* the agent's: for a deploy interface that drives ironic-python-agent
+  (``direct``), ``prepare_ramdisk`` inserts the deploy ISO named by
+  ``driver_info/deploy_iso`` (:func:`deploy_iso`) and sets the one-time
+  boot from CD; once the image is written, ``prepare_instance_from_disk``
+  ejects it (the deploy interface then has the management interface boot
+  the disk from now on), and ``clean_up_ramdisk`` ejects it when the agent
+  is powered off;
+* the instance's: for the ``ramdisk`` deploy, ``prepare_instance`` inserts
+  ``instance_info/boot_iso`` and sets the one-time boot from CD;
+  ``clean_up_instance`` ejects it when the instance goes.
+
+The CD drive is found on the System (Redfish 1.11 and later) or on its
+managers.  ISOs are given as http(s) URLs: this module builds none (Ironic
+can build one from ``deploy_kernel`` and ``deploy_ramdisk``) and reads no
+Glance image ids.
 """
 
+from oslo_log import log
 import sushy
 
 from ironic_steps.common import exception
@@ -14,7 +29,49 @@ from ironic_steps.drivers import base
 from ironic_steps.drivers.modules import ramdisk
 from ironic_steps.drivers.modules.redfish import utils
 
+LOG = log.getLogger(__name__)
+
 _CD_TYPES = frozenset([sushy.VIRTUAL_MEDIA_CD, sushy.VIRTUAL_MEDIA_DVD])
+
+#: Ironic's name of the agent's ISO in ``driver_info``, and the name it
+#: had before Ironic's Xena release, still read (with a warning) when the
+#: first is not set.
+DEPLOY_ISO = 'deploy_iso'
+DEPRECATED_DEPLOY_ISO = 'redfish_deploy_iso'
+DEPLOY_PROPERTIES = {
+    DEPLOY_ISO: 'The http(s) URL of the ISO image of ironic-python-agent\'s '
+                'ramdisk, booted from the virtual CD drive. Required by '
+                'deploy interfaces that drive the agent, such as direct.',
+    DEPRECATED_DEPLOY_ISO: 'Deprecated name of deploy_iso, read when '
+                           'deploy_iso is not set.',
+}
+
+
+def deploy_iso(node):
+    """The URL of the ISO a node boots ironic-python-agent from.
+
+    :raises MissingParameterValue: or InvalidParameterValue, naming the
+        ``driver_info`` key.
+    """
+    info = node.driver_info or {}
+    key = DEPLOY_ISO if info.get(DEPLOY_ISO) else DEPRECATED_DEPLOY_ISO
+    url = info.get(key)
+    if not url:
+        raise exception.MissingParameterValue(
+            err='driver_info/%s (or its deprecated name, driver_info/%s) is '
+                'missing: the http(s) URL of the ISO of the agent\'s ramdisk '
+                'node %s boots for its %s deploy interface' % (
+                    DEPLOY_ISO, DEPRECATED_DEPLOY_ISO, node.uuid,
+                    node.deploy_interface))
+    if not isinstance(url, str) or not url.startswith(
+            ('http://', 'https://')):
+        raise exception.InvalidParameterValue(
+            err='driver_info/%s of node %s must be an http(s) URL'
+                % (key, node.uuid))
+    if key == DEPRECATED_DEPLOY_ISO:
+        LOG.warning('Node %s: driver_info/%s is deprecated; use %s',
+                    node.uuid, DEPRECATED_DEPLOY_ISO, DEPLOY_ISO)
+    return url
 
 
 def _cd_drives(system):
@@ -43,25 +100,62 @@ def _cd_drive(task, operation):
     return system, drives[0]
 
 
+def _boot_once_from_cd(task, url):
+    """Insert ``url`` into the virtual CD drive, in place of what it held,
+    and boot from it once."""
+    operation = 'insert virtual media %s' % url
+    system, drive = _cd_drive(task, operation)
+    with utils.bmc_call(task.node, operation):
+        if drive.inserted:
+            drive.eject_media()
+        drive.insert_media(url, inserted=True, write_protected=True)
+        system.set_system_boot_options(
+            target=sushy.BOOT_SOURCE_TARGET_CD,
+            enabled=sushy.BOOT_SOURCE_ENABLED_ONCE)
+
+
+def _eject(task):
+    """Eject whatever the virtual CD drive holds."""
+    _system, drive = _cd_drive(task, 'eject virtual media')
+    with utils.bmc_call(task.node, 'eject virtual media'):
+        drive.refresh(force=True)
+        if drive.inserted:
+            drive.eject_media()
+
+
 class RedfishVirtualMediaBoot(utils.BMCInterface, base.BootInterface):
+
+    def get_properties(self):
+        return {**super().get_properties(), **DEPLOY_PROPERTIES}
+
+    def validate(self, task):
+        """The BMC's parameters; and the deploy ISO, if the node's deploy
+        interface boots the agent."""
+        super().validate(task)
+        if getattr(task.driver.deploy, 'uses_agent', False):
+            deploy_iso(task.node)
+
+    # --- the agent's ramdisk --------------------------------------------
+
+    def prepare_ramdisk(self, task):
+        """Insert the deploy ISO and boot from it once."""
+        _boot_once_from_cd(task, deploy_iso(task.node))
+
+    def clean_up_ramdisk(self, task):
+        """Eject the deploy ISO."""
+        _eject(task)
+
+    def prepare_instance_from_disk(self, task):
+        """The image is written: eject the deploy ISO, as Ironic does
+        before the node boots its disk."""
+        _eject(task)
+
+    # --- an instance booted from an ISO ---------------------------------
 
     def prepare_instance(self, task):
         """Insert the instance's ISO and boot from it once."""
-        url = ramdisk.boot_iso(task.node)
-        operation = 'insert virtual media %s' % url
-        system, drive = _cd_drive(task, operation)
-        with utils.bmc_call(task.node, operation):
-            if drive.inserted:
-                drive.eject_media()
-            drive.insert_media(url, inserted=True, write_protected=True)
-            system.set_system_boot_options(
-                target=sushy.BOOT_SOURCE_TARGET_CD,
-                enabled=sushy.BOOT_SOURCE_ENABLED_ONCE)
+        _boot_once_from_cd(task, ramdisk.boot_iso(task.node))
 
     def clean_up_instance(self, task):
         """Eject whatever the virtual CD drive holds."""
-        _system, drive = _cd_drive(task, 'eject virtual media')
-        with utils.bmc_call(task.node, 'eject virtual media'):
-            drive.refresh(force=True)
-            if drive.inserted:
-                drive.eject_media()
+        _eject(task)

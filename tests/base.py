@@ -139,6 +139,9 @@ class TestCase(oslotest_base.BaseTestCase):
         self.config_fixture = self.useFixture(config_fixture.Config(CONF))
         CONF([], project='ironic-steps', default_config_files=[])
         self.config(host='test-conductor')
+        # What a service keeps on disk (agents' certificates) stays in
+        # the test's own directory.
+        self.config(state_path=self.useFixture(fixtures.TempDir()).path)
         self.config(node_locked_retry_interval=0.01, group='conductor')
         # Tests drive heartbeats themselves unless they ask for the agent.
         self.config(agent_delay=-1, group='fake')

@@ -161,14 +161,16 @@ class DirectDeployTest(DirectDeployTestCase):
     def test_a_heartbeat_records_where_the_agent_listens_and_what_it_is(
             self):
         node = self.deploy_to_agent_wait()
-        # When its agent heartbeats
-        self.heartbeat(node, agent_verify_ca='/var/lib/certs/agent.crt')
-        # Then the node knows the agent's URL, version and CA
+        # When its agent heartbeats, with the certificate its API serves
+        certificate = '-----BEGIN CERTIFICATE-----\nMIIB\n'
+        self.heartbeat(node, agent_verify_ca=certificate)
+        # Then the node knows the agent's URL, version and the file the
+        # conductor keeps its certificate in
         info = self.wait_for_state(node, states.DEPLOYWAIT).driver_internal_info
-        self.assertEqual(
-            (self.ipa.url, AGENT_VERSION, '/var/lib/certs/agent.crt'),
-            (info['agent_url'], info['agent_version'],
-             info['agent_verify_ca']))
+        self.assertEqual((self.ipa.url, AGENT_VERSION),
+                         (info['agent_url'], info['agent_version']))
+        with open(info['agent_verify_ca']) as kept:
+            self.assertEqual(certificate, kept.read())
 
     def test_the_first_heartbeat_fetches_the_agents_steps_and_plans_again(
             self):

@@ -20,7 +20,8 @@ from ironic_steps.objects import base as objects_base
 from tests import base
 
 
-class RollingUpgradeTest(base.TestCase):
+class _UpgradeTestCase(base.TestCase):
+    """Two conductors over in-memory oslo.messaging, and an API's client."""
 
     def setUp(self):
         super().setUp()
@@ -43,6 +44,9 @@ class RollingUpgradeTest(base.TestCase):
         self.wait_for_state(node, states.MANAGEABLE)
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'provide')
         return self.wait_for_state(node, states.AVAILABLE)
+
+
+class RollingUpgradeTest(_UpgradeTestCase):
 
     def test_heartbeat_without_deploy_steps_continues_the_old_way(self):
         # Given a node an old conductor left waiting: no deploy steps
@@ -210,3 +214,45 @@ class RollingUpgradeTest(base.TestCase):
                                 node.uuid)
         self.assertIn("'enroll'", str(exc))
         self.assertEqual(400, exc.code)
+
+
+class PinnedTo07Test(_UpgradeTestCase):
+    """Release 0.8 brought the real agent: direct deploys, config drives
+    and heartbeats that carry the agent's CA (RPC 1.4)."""
+
+    def test_pinned_to_0_7_a_heartbeat_goes_out_as_0_7_knows_it(self):
+        self.config(pin_release_version='0.7')
+        self.rpcapi = rpcapi.ConductorAPI()     # an API started pinned
+        node = self.available_node()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        # A 0.7 conductor has no agent_verify_ca argument: the API of 0.8
+        # leaves it out rather than failing the agent's heartbeat.
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        self.rpcapi.heartbeat(self.context, node.uuid, agent_token=token,
+                              agent_verify_ca='/tmp/not-sent.crt')
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertNotIn('agent_verify_ca', node.driver_internal_info)
+
+    def test_pinned_to_0_7_a_config_drive_is_refused_before_the_call(self):
+        self.config(pin_release_version='0.7')
+        node = self.available_node()
+        exc = self.assertRaises(
+            Exception, self.rpcapi.do_node_deploy, self.context, node.uuid,
+            rebuild=False, configdrive={'meta_data': {}})
+        self.assertIn('0.8', str(exc))
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_unpinned_the_heartbeat_records_the_agents_ca(self):
+        node = self.available_node()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        self.rpcapi.heartbeat(
+            self.context, node.uuid, agent_token=token,
+            agent_verify_ca='-----BEGIN CERTIFICATE-----\nx\n')
+        node = self.wait_for_state(node, states.ACTIVE)
+        path = node.driver_internal_info['agent_verify_ca']
+        with open(path) as kept:
+            self.assertIn('BEGIN CERTIFICATE', kept.read())

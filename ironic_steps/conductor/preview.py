@@ -12,7 +12,12 @@ The *preview* shape (the API's answer; step arguments are masked there)::
      'steps': [{'interface', 'step', 'priority', 'argsinfo', 'args',
                 'timeout': seconds or None, 'resumable': bool,
                 'abortable': bool (clean only),
-                'source': 'driver' | 'template NAME' | 'user'}, ...],
+                'in_band': bool,    # run by the node's agent
+                'source': 'driver' | 'agent' | 'template NAME' | 'user'},
+               ...],
+     'after_agent': [{'interface', 'step', 'priority', 'source',
+                      'reason'}, ...],  # asked for, known once the
+                                        # agent reports its steps
      'disabled': [{'interface', 'step', 'priority', 'argsinfo', 'source',
                    'reason'}, ...],
      'errors': [text, ...],          # empty: the flow would start
@@ -57,6 +62,8 @@ def preview(task, flow, requested_steps=None):
             'steps': [_planned(step, merged, flow) for step in merged.steps],
             'disabled': [_disabled(step, origin, why)
                          for step, origin, why in merged.disabled],
+            'after_agent': [_after_agent(raw, origin)
+                            for raw, origin in merged.deferred],
             'errors': errors + merged.errors, 'resume': resume}
 
 
@@ -107,10 +114,22 @@ def _nothing(kind):
 
 def _planned(step, merged, flow):
     shown = step.public_dict()
-    shown.update(timeout=step.timeout, source=merged.origin(step))
+    source = merged.origin(step)
+    shown.update(timeout=step.timeout, in_band=step.in_band,
+                 source='agent' if step.in_band and source == steps.DRIVER
+                 else source)
     if flow == base.DEPLOY:
         shown['resumable'] = step.resumable
     return shown
+
+
+def _after_agent(raw, origin):
+    """A requested step nobody offers yet: the node's agent may, once it
+    starts and reports its steps."""
+    return {'interface': raw['interface'], 'step': raw['step'],
+            'priority': raw.get('priority'), 'source': origin,
+            'reason': 'known after the agent starts: the deploy runs it if '
+                      'the agent offers it, and fails naming it if not'}
 
 
 def _disabled(step, origin, why):

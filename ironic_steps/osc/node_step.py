@@ -36,6 +36,8 @@ class PlanColumn(format_columns.ListColumn):
         for number, step in enumerate(self._value or (), 1):
             extras = ['priority %s' % step['priority'],
                       'from %s' % step['source']]
+            if step.get('in_band'):
+                extras.append('in-band: run by the agent')
             if step.get('timeout') is not None:
                 extras.append('timeout %ss' % step['timeout'])
             if step.get('resumable') is False:
@@ -76,8 +78,10 @@ class ResumeColumn(format_columns.DictColumn):
             resume['reason'])
 
 
-_COLUMNS = ('node', 'flow', 'steps', 'disabled', 'errors', 'resume')
+_COLUMNS = ('node', 'flow', 'steps', 'disabled', 'after_agent', 'errors',
+            'resume')
 _FORMATTERS = {'steps': PlanColumn, 'disabled': DisabledColumn,
+               'after_agent': DisabledColumn,
                'errors': LinesColumn, 'resume': ResumeColumn}
 
 

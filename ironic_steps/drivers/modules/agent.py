@@ -297,14 +297,18 @@ class AgentDeploy(base.DeployInterface):
              if key in step}, _node_dict(node), _ports(task))
         node.driver_internal_info = {
             **(node.driver_internal_info or {}),
-            COMMAND_KEY: {'id': result['id'], 'step': label}}
+            COMMAND_KEY: {'id': result['id'], 'step': label,
+                          'reboot_requested': bool(
+                              step.get('reboot_requested'))}}
         LOG.info('Node %s: the agent runs %s step %s (command %s)',
                  node.uuid, kind, label, result['id'])
         return base.wait_for_agent(task)
 
     def heartbeat(self, task):
         """Done when no command waits (the agent is up), or when the
-        agent's command for the waiting step ended well."""
+        agent's command for the waiting step ended well; a step whose
+        agent asked for a reboot is done once the rebooted agent
+        heartbeats."""
         node = task.node
         command = (node.driver_internal_info or {}).get(COMMAND_KEY)
         if not command:
@@ -321,7 +325,23 @@ class AgentDeploy(base.DeployInterface):
                 step=command['step'], reason='the agent says: %s' % (
                     agent_client.command_error(result)
                     or 'command %s ended %s' % (command['id'], status)))
+        if command.get('reboot_requested'):
+            self._reboot_into_agent(task, command['step'])
+            return None
         return base.DONE
+
+    @staticmethod
+    def _reboot_into_agent(task, label):
+        """The agent asked for a reboot after ``label``: the rebooted
+        machine's agent looks up afresh (new token, new URL), and its
+        first heartbeat finishes the step."""
+        node = task.node
+        LOG.info('Node %s: the agent asked for a reboot after step %s; '
+                 'rebooting into the agent', node.uuid, label)
+        node.driver_internal_info = {
+            key: value for key, value in node.driver_internal_info.items()
+            if key not in (agent_client.TOKEN_KEY, agent_client.URL_KEY)}
+        task.driver.power.reboot(task)
 
     # --- cleaning -------------------------------------------------------
 

@@ -547,3 +547,63 @@ class DirectCleaningTest(DirectTestCase):
         self.assertEqual(2, self.ipa.sent().count('clean.get_clean_steps'))
         self.assertEqual(['deploy.erase_devices_metadata'],
                          labels(node.driver_internal_info['clean_steps']))
+
+
+class RebootRequestedTest(DirectDeployTestCase):
+    """An in-band step whose agent asks for a reboot."""
+
+    def test_the_node_reboots_and_the_new_agents_heartbeat_ends_the_step(
+            self):
+        # Given an in-band step that asks for a reboot when it is done
+        self.ipa.steps['deploy'][CUSTOM] = [dict(FIRMWARE,
+                                                 reboot_requested=True)]
+        node = self.deploy_to_step('deploy.upgrade_firmware')
+        boots = node.driver_internal_info['fake_boots']
+        # When the agent says it is done
+        self.heartbeat(node)
+        # Then the node reboots, still waiting in that step, and its old
+        # agent's token and URL are forgotten
+        node = self.wait_at(node, states.DEPLOYWAIT,
+                            'deploy.upgrade_firmware')
+        self.assertEqual(boots + 1, node.driver_internal_info['fake_boots'])
+        self.assertNotIn('agent_url', node.driver_internal_info)
+        self.assertNotIn(agent_token.TOKEN_KEY, node.driver_internal_info)
+        # And once the rebooted agent looks up and heartbeats, it goes on
+        self.ipa.restart()
+        self.heartbeat(node)
+        self.wait_at(node, states.DEPLOYWAIT, 'deploy.write_image')
+
+
+class PreviewTest(DirectDeployTestCase):
+    """A preview shows the agent's steps as in-band, and what cannot be
+    known before the agent starts."""
+
+    def test_before_the_agent_reports_a_requested_step_waits_for_it(self):
+        node = self.direct_node()
+        for action, state in (('manage', states.MANAGEABLE),
+                              ('provide', states.AVAILABLE)):
+            self.rpcapi.do_provisioning_action(self.context, node.uuid,
+                                               action)
+            self.wait_for_state(node, state)
+        preview = self.rpcapi.preview_steps(
+            self.context, node.uuid, 'deploy',
+            [request('deploy.inject_files', 50, {'files': FILES})])
+        self.assertEqual([], preview['errors'])
+        self.assertEqual(['deploy.inject_files'],
+                         labels(preview['after_agent']))
+        self.assertIn('known after the agent starts',
+                      preview['after_agent'][0]['reason'])
+        self.assertNotIn('deploy.inject_files', labels(preview['steps']))
+
+    def test_once_the_agent_reported_its_steps_show_as_in_band(self):
+        node = self.deploy_to_step('deploy.upgrade_firmware')
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'abort')
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        preview = self.rpcapi.preview_steps(self.context, node.uuid,
+                                            'deploy')
+        shown = {'%(interface)s.%(step)s' % step: step
+                 for step in preview['steps']}
+        self.assertTrue(shown['deploy.upgrade_firmware']['in_band'])
+        self.assertEqual('agent', shown['deploy.upgrade_firmware']['source'])
+        self.assertFalse(shown['deploy.write_image']['in_band'])
+        self.assertEqual([], preview['after_agent'])

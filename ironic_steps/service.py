@@ -34,6 +34,7 @@ from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
 from ironic_steps.conf import opts
+from ironic_steps.conf import unknown
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers.modules import fake_agent
@@ -71,6 +72,9 @@ def check_config():
 
     oslo.config checks values from files only when they are read; without
     this, a mistyped ``pin_release_version`` would surface mid-upgrade.
+    An option no part of the service declares stops the start too
+    (:mod:`ironic_steps.conf.unknown`): ignoring it would leave the
+    operator believing it took effect.
     """
     problems = []
     for group, options in opts.list_opts():
@@ -80,6 +84,10 @@ def check_config():
                 getattr(section, option.dest)
             except (cfg.ConfigFileValueError, ValueError) as exc:
                 problems.append('[%s] %s: %s' % (group, option.name, exc))
+    problems.extend('[%s] %s in %s: no such option (a typo, or an option '
+                    'of Ironic that ironic-steps does not have)' % (
+                        section, option, path)
+                    for path, section, option in unknown.find(CONF))
     if problems:
         raise SystemExit('Invalid configuration:\n  ' + '\n  '.join(
             problems))

@@ -46,6 +46,28 @@ class CheckConfigTest(base.TestCase):
         self._load('[DEFAULT]\npin_release_version = 0.1\n')
         service.check_config()
 
+    def test_an_option_nothing_reads_stops_the_start_naming_it(self):
+        self._load('[agent]\ncomand_timeout = 5\n[pxe]\ntftp_root = /t\n')
+        exc = self.assertRaises(SystemExit, service.check_config)
+        self.assertIn('[agent] comand_timeout', str(exc))
+        self.assertIn('[pxe] tftp_root', str(exc))
+        self.assertIn('no such option', str(exc))
+
+    def test_ironics_names_and_the_libraries_options_are_known(self):
+        self._load('[DEFAULT]\ndebug = true\ntransport_url = fake:/\n'
+                   '[agent]\nimage_download_source = http\n'
+                   'stream_raw_images = true\ndeploy_logs_collect = never\n'
+                   'require_tls = false\n'
+                   '[deploy]\nerase_devices_priority = 0\n'
+                   'erase_devices_metadata_priority = 99\n'
+                   '[conductor]\nautomated_clean = true\n'
+                   '[api]\nramdisk_heartbeat_timeout = 30\n'
+                   '[oslo_messaging_rabbit]\n'
+                   'heartbeat_timeout_threshold = 10\n'
+                   '[oslo_policy]\npolicy_file = policy.yaml\n'
+                   '[database]\nconnection = sqlite://\n')
+        service.check_config()
+
 
 class PrepareDatabaseTest(base.TestCase):
 

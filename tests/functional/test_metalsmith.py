@@ -122,7 +122,9 @@ class Metalsmith:
 @testtools.skipIf(_UNAVAILABLE, _UNAVAILABLE)
 class MetalsmithTest(testtools.TestCase):
 
-    options = {'conductor': {'automated_clean': 'false'},
+    # Cleaning is the agent's: its erase steps run when the node is
+    # provided and when metalsmith undeploys it.
+    options = {'conductor': {'automated_clean': 'true'},
                'api': {'ramdisk_heartbeat_timeout': '6'}}
 
     def setUp(self):
@@ -174,15 +176,15 @@ class MetalsmithTest(testtools.TestCase):
         self.assertEqual(201, status)
         self.api.request('POST', '/v1/ports', {'node_uuid': node['uuid'],
                                                'address': MAC})
-        for target, state in (('manage', 'manageable'),
-                              ('provide', 'available')):
-            self.api.request('PUT', '/v1/nodes/metal-1/states/provision',
-                             {'target': target})
-            self.api.wait_for('metal-1', state)
         self.machine = self.useFixture(machine.Machine(
             self.service.endpoint, node['uuid'], MAC, self.disks))
         self.addOnException(lambda info: self.addDetail(
             'agents', content.text_content(self.machine.logs())))
+        for target, state in (('manage', 'manageable'),
+                              ('provide', 'available')):
+            self.api.request('PUT', '/v1/nodes/metal-1/states/provision',
+                             {'target': target})
+            self.api.wait_for('metal-1', state, timeout=120)
         return node
 
     def deploy(self, image):
@@ -229,6 +231,13 @@ class MetalsmithTest(testtools.TestCase):
         self.assertIsNone(undeployed['allocation_uuid'])
         _status, listed = self.api.request('GET', '/v1/allocations')
         self.assertEqual([], listed['allocations'])
+        # The agent's cleaning erased the disk: no partition, no marker.
+        _status, history = self.api.request(
+            'GET', '/v1/nodes/metal-1/x-steps/history?flow=clean')
+        self.assertEqual(
+            ['erase_devices_metadata', 'erase_devices'],
+            [entry['step'] for entry in history['history']][-2:])
+        self.assertEqual([], images.partitions(self.disks.disks[0].path))
 
         # The host name is free again: a second allocation takes it.
         again = self.deploy('second')

@@ -48,14 +48,12 @@ opts = [
                      'proxy or NAT.'),
     cfg.StrOpt('image_download_source',
                default='http',
-               choices=[('swift', 'the agent downloads the image from the '
-                                  'Object Storage service'),
-                        ('http', 'the agent downloads the image from the '
-                                 'URL it is served at'),
-                        ('local', 'as http, but the conductor caches the '
-                                  'image, converts it and serves it itself')],
-               mutable=True,
-               help='Where the agent downloads the instance image from.'),
+               choices=[('http', 'the agent downloads the image from the '
+                                 'URL in instance_info/image_source')],
+               help='Where the agent downloads the instance image from. '
+                    'Ironic also has swift and local (the conductor caches '
+                    'and serves the image); ironic-steps has neither, and '
+                    'refuses to start with them rather than ignore them.'),
     cfg.BoolOpt('stream_raw_images',
                 default=True,
                 mutable=True,
@@ -63,19 +61,19 @@ opts = [
                      'disk as it downloads it, rather than first copying it '
                      'into memory (tmpfs).'),
     cfg.StrOpt('deploy_logs_collect',
-               default='on_failure',
-               choices=[('always', 'after every deploy'),
-                        ('on_failure', 'after a failed deploy only'),
-                        ('never', 'never')],
-               mutable=True,
+               default='never',
+               choices=[('never', 'the agent\'s logs stay on the node')],
                help='When the conductor collects the agent\'s logs from a '
-                    'node it deploys.'),
+                    'node it deploys. Ironic also has always and '
+                    'on_failure; ironic-steps does not collect them yet, '
+                    'and refuses to start with those rather than ignore '
+                    'them (the agent\'s own error is in last_error).'),
     cfg.BoolOpt('require_tls',
-                default=True,
+                default=False,
                 mutable=True,
                 help='Whether an agent must give an https:// callback URL '
-                     'in its heartbeat. Set to false only for agents that '
-                     'cannot serve TLS.'),
+                     'in its heartbeat (Ironic\'s name and default); a '
+                     'heartbeat with an http:// one is then refused.'),
 ]
 
 

@@ -51,6 +51,10 @@ def _check_callback_url(url, source):
         raise errors.InvalidField(
             field='callback_url', reason='it must be an http or https URL '
             'with a host (and a port), such as http://10.0.0.5:9999')
+    if CONF.agent.require_tls and parts.scheme != 'https':
+        raise errors.InvalidField(
+            field='callback_url', reason='it must be an https URL: [agent] '
+            'require_tls is set')
     try:
         host = ipaddress.ip_address(parts.hostname)
     except ValueError:

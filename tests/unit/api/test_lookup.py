@@ -104,6 +104,13 @@ class CallbackUrlTest(base.ApiTestCase):
                     'http:///x', 'http://127.0.0.1:9999/?agent_token=x'):
             self.assertError(self.heartbeat(url), 400, 'callback_url')
 
+    def test_with_require_tls_only_https_is_accepted(self):
+        self.config(require_tls=True, group='agent')
+        self.assertError(self.heartbeat('http://127.0.0.1:9999'), 400,
+                         'require_tls')
+        self.assertEqual(202, self.heartbeat(
+            'https://127.0.0.1:9999').status_code)
+
     def test_agent_verify_ca_needs_1_68(self):
         response = self.post('/v1/heartbeat/node-1', version='1.67',
                              json={'agent_verify_ca': 'x'})

@@ -27,6 +27,7 @@ from ironic_steps.common import x_steps
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import node_updates
+from ironic_steps.conductor import resume_points
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
@@ -207,7 +208,8 @@ def uses_deploy_steps(task):
 
 
 def resume_point(node):
-    """Where a failed deploy of ``node`` would resume (steps.resume_point).
+    """Where a failed deploy of ``node`` would resume
+    (:func:`resume_points.resume_point`).
 
     Read from ``driver_internal_info`` alone (the stored plan and the index
     of the step that failed), so it works for any deploy that failed while
@@ -224,7 +226,7 @@ def resume_point(node):
         raise exception.NothingToResume(
             node=node.uuid, reason='it failed before running a deploy step, '
                                    'or deployed the legacy way')
-    return steps.resume_point(plan, failed)
+    return resume_points.resume_point(plan, failed)
 
 
 def start_resume(task, worker):

@@ -44,7 +44,7 @@ an older release, see :mod:`ironic_steps.common.x_steps`):
 * a requested step may say ``timeout`` (seconds, overriding the step's
   declared one); a step's ``timeout`` and ``resumable`` travel in its
   dict (:class:`Step`);
-* :func:`resume_point` says where a failed deploy resumes.
+* where a failed deploy resumes is :mod:`resume_points`'s.
 """
 
 import copy
@@ -600,35 +600,3 @@ def manual_merge(task, requested_steps):
                  origins={(step.interface, step.name): 'user'
                           for step in chosen},
                  disabled=[], problems=problems, deferred=deferred)
-
-
-@dataclasses.dataclass(frozen=True)
-class ResumePoint:
-    """Where a failed flow resumes: ``start`` (an index of its plan) and
-    why there, for people."""
-
-    failed: int
-    start: int
-    reason: str
-
-
-def resume_point(plan, failed_index):
-    """Where a deploy that failed at ``plan[failed_index]`` resumes.
-
-    The steps before the failed one ran to completion and their results
-    are kept, except for what a step declared ``resumable=False`` set up:
-    that does not survive the failure, and any later step may rely on it.
-    So the resume starts at the earliest non-resumable step at or before
-    the failed one (it and every step after it run again), and at the
-    failed step itself when there is none.  The failed step always runs
-    again: it did not finish.
-    """
-    for index in range(failed_index + 1):
-        step = plan[index]
-        if not step.resumable and index < failed_index:
-            return ResumePoint(failed=failed_index, start=index, reason=(
-                'step %s is not resumable (what it sets up does not '
-                'survive a failure), so it and the steps after it run '
-                'again' % step.label))
-    return ResumePoint(failed=failed_index, start=failed_index, reason=(
-        'it is the failed step; the steps before it are kept'))

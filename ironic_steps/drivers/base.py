@@ -31,7 +31,7 @@ release the conductor ignores them, as that release would):
   steps after it rely on it.  A deploy resumed after a failure (the
   ``x-steps/resume`` extension) then starts again at the earliest such
   step that ran, instead of at the failed step; see
-  :func:`ironic_steps.conductor.steps.resume_point`.
+  :func:`ironic_steps.conductor.resume_points.resume_point`.
 """
 
 import copy

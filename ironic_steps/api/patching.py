@@ -28,8 +28,8 @@ import jsonpointer
 
 from ironic_steps.api import body
 from ironic_steps.api import errors
-from ironic_steps.api import masking
 from ironic_steps.api import strict_json
+from ironic_steps.common import masking
 from ironic_steps.conf import CONF
 
 _PATCH_ERRORS = (jsonpatch.JsonPatchException,

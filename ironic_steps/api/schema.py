@@ -19,8 +19,8 @@ import jsonschema
 
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
-from ironic_steps.api import masking
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 
 
 def _where(field, error):

@@ -35,11 +35,11 @@ import datetime
 import functools
 
 from ironic_steps.api import errors
-from ironic_steps.api import masking
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions as v
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 from ironic_steps.conf import CONF
 
 #: ``?detail=true`` on a list (``/detail`` paths exist for every version).

@@ -17,6 +17,10 @@ a secret by trying values), nor ``copy`` or ``move`` them (a copy in a
 field that is not masked would show it); :func:`path_is_secret` and
 :func:`holds_secret` tell which paths and values that rule covers.  No
 error message and no log line carries the value of a secret.
+
+The API masks what it shows and the conductor what it records (a step's
+arguments in the step history), by this one rule: so it lives in
+``common``, below both.
 """
 
 import functools

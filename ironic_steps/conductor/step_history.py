@@ -38,7 +38,7 @@ from oslo_log import log
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
-from ironic_steps.api import masking
+from ironic_steps.common import masking
 from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base

@@ -30,7 +30,7 @@ import subprocess
 
 import sqlalchemy as sa
 
-from ironic_steps.api import masking
+from ironic_steps.common import masking
 from ironic_steps.drivers import base
 from ironic_steps import objects
 from ironic_steps.objects import step_history

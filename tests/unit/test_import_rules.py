@@ -123,9 +123,6 @@ EXCEPTIONS = {
     ('api.controllers.step_history', 'drivers.base'): (
         'STEP_KINDS (the flows history can be filtered by) is declared by '
         'drivers'),
-    ('conductor.step_history', 'api.masking'): (
-        'history entries are masked as the API masks; masking lives in the '
-        'API'),
     ('drivers.bios', 'objects'): (
         'the BIOS settings cache is read and replaced through '
         'objects.BIOSSetting; the conductor should hand it over'),

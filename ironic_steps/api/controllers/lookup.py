@@ -22,12 +22,12 @@ import flask
 
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
-from ironic_steps.api import masking
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
 from ironic_steps import objects

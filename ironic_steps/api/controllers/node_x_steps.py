@@ -22,11 +22,11 @@ is not routed at all, so its paths answer 404 as unknown paths do.
 import flask
 
 from ironic_steps.api import body
-from ironic_steps.api import masking
 from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 
 blueprint = flask.Blueprint('node_x_steps', __name__,
                             url_prefix='/v1/nodes/<ident>/x-steps')

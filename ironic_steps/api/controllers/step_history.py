@@ -18,12 +18,12 @@ import datetime
 import flask
 from oslo_utils import uuidutils
 
-from ironic_steps.api import masking
 from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 from ironic_steps.conductor import step_history
 from ironic_steps.drivers import base
 from ironic_steps import objects

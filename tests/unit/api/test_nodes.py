@@ -6,7 +6,7 @@ import ddt
 import fixtures
 from oslo_utils import uuidutils
 
-from ironic_steps.api import masking
+from ironic_steps.common import masking
 from ironic_steps.common import states
 from ironic_steps.conductor import rpcapi
 from ironic_steps import objects

@@ -20,7 +20,7 @@ from ironic_steps.api import identifiers
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
 from ironic_steps.api import schema
-from ironic_steps.drivers import base as drivers_base
+from ironic_steps.common import interfaces
 
 NAME_PATTERN = identifiers.NAME_PATTERN
 UUID_PATTERN = identifiers.UUID_PATTERN
@@ -30,7 +30,7 @@ RESERVED_NAMES = ('detail', 'maintenance', 'management', 'states',
                   'validate', 'vendor_passthru')
 
 _INTERFACE_FIELDS = tuple('%s_interface' % i
-                          for i in drivers_base.ALL_INTERFACES)
+                          for i in interfaces.ALL_INTERFACES)
 _DICT = {'type': ['object', 'null']}
 _INTERFACE = {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
 _SHORT_TEXT = {'type': ['string', 'null'], 'maxLength': 255}

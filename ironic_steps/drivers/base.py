@@ -42,22 +42,18 @@ import typing
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import interfaces
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import raid
 
-DEPLOY = 'deploy'
-CLEAN = 'clean'
-STEP_KINDS = (DEPLOY, CLEAN)
-
-#: Every interface type a node has, in the order they are listed on a node
-#: (Ironic's: alphabetical).  Console, inspect, network, rescue and storage
-#: are not run by ironic-steps; nodes get their no-op implementations
-#: (:mod:`ironic_steps.drivers.modules.noop`) so that a node's
-#: ``*_interface`` fields say what it really has.
-ALL_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect',
-                  'management', 'network', 'power', 'raid', 'rescue',
-                  'storage', 'vendor')
+# Defined in common, below the API that shares them; named here too, where
+# driver authors and the conductor look for them.
+DEPLOY = step_kinds.DEPLOY
+CLEAN = step_kinds.CLEAN
+STEP_KINDS = step_kinds.STEP_KINDS
+ALL_INTERFACES = interfaces.ALL_INTERFACES
 
 _ARGSINFO_KEYS = frozenset(['description', 'required'])
 

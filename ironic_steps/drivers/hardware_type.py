@@ -18,7 +18,7 @@ class AbstractHardwareType:
     """A family of machines and the interface implementations it supports.
 
     ``supported_interfaces`` maps each interface type (see
-    :data:`ironic_steps.drivers.base.ALL_INTERFACES`) to the entry point
+    :data:`ironic_steps.common.interfaces.ALL_INTERFACES`) to the entry point
     names of the implementations a node of this type may use; the first is
     the default.  An interface type the hardware type does not list gets
     its no-op implementation from :data:`NOOP_INTERFACES`, or, for the

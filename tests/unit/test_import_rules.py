@@ -115,14 +115,6 @@ EXCEPTIONS = {
     ('api.controllers.node_resources', 'drivers.driver_factory'): (
         'a VIF request loads the node\'s network interface in the API to ask '
         'whether it records VIFs'),
-    ('api.node_schema', 'drivers.base'): (
-        'ALL_INTERFACES (the *_interface fields) is declared by drivers'),
-    ('api.controllers.drivers', 'drivers.base'): (
-        'ALL_INTERFACES (the interfaces a driver lists) is declared by '
-        'drivers'),
-    ('api.controllers.step_history', 'drivers.base'): (
-        'STEP_KINDS (the flows history can be filtered by) is declared by '
-        'drivers'),
     ('drivers.bios', 'objects'): (
         'the BIOS settings cache is read and replaced through '
         'objects.BIOSSetting; the conductor should hand it over'),

@@ -17,8 +17,8 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
+from ironic_steps.common import interfaces
 from ironic_steps.conductor import registry
-from ironic_steps.drivers import base as drivers_base
 
 blueprint = flask.Blueprint('drivers', __name__, url_prefix='/v1/drivers')
 
@@ -60,7 +60,7 @@ def _driver(name, detail, base, live):
     driver['type'] = 'dynamic'
     if detail:
         offered = live.interfaces_of(name)
-        for interface in drivers_base.ALL_INTERFACES:
+        for interface in interfaces.ALL_INTERFACES:
             if version < _INTERFACE_VERSIONS.get(interface, _DYNAMIC_VERSION):
                 continue
             names = list(offered.get(interface, ()))

@@ -24,8 +24,8 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.common import exception
 from ironic_steps.common import masking
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import step_history
-from ironic_steps.drivers import base
 from ironic_steps import objects
 
 blueprint = flask.Blueprint('step_history', __name__,
@@ -45,10 +45,10 @@ def _check_release():
 def _filters(args):
     query.check_known(args, _FILTERS)
     flow = args.get('flow')
-    if flow is not None and flow not in base.STEP_KINDS:
+    if flow is not None and flow not in step_kinds.STEP_KINDS:
         raise exception.InvalidParameterValue(
             err='flow must be one of %s, got %r' % (
-                ', '.join(base.STEP_KINDS), flow))
+                ', '.join(step_kinds.STEP_KINDS), flow))
     flow_run = args.get('flow_run')
     if flow_run is not None and not uuidutils.is_uuid_like(flow_run):
         raise exception.InvalidParameterValue(

@@ -109,9 +109,6 @@ EXCEPTIONS = {
     ('api.controllers.drivers', 'conductor.registry'): (
         'the drivers the API lists are those of live conductors, read from '
         'the same registry'),
-    ('api.controllers.step_history', 'conductor.step_history'): (
-        'the endpoint hides while pinned before history, a switch '
-        '(enabled) that lives with the conductor\'s history writer'),
     ('api.controllers.node_resources', 'drivers.driver_factory'): (
         'a VIF request loads the node\'s network interface in the API to ask '
         'whether it records VIFs'),

@@ -9,8 +9,8 @@ step_history_max_entries`` of the node, across its deploys and cleanings
 and ``?flow_run=<uuid>`` (a deploy's or cleaning's, as its progress names
 it) narrow it down.  Reading needs ``baremetal:node:x-steps:history:get``.
 
-Pinned to a release before 0.6 the path does not exist: 404, as any
-unknown path.
+Pinned to a release before the history (0.6, the first with a
+NodeStepHistory object) the path does not exist: 404, as any unknown path.
 """
 
 import datetime
@@ -22,10 +22,11 @@ from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import masking
+from ironic_steps.common import release_mappings
 from ironic_steps.common import step_kinds
-from ironic_steps.conductor import step_history
 from ironic_steps import objects
 
 blueprint = flask.Blueprint('step_history', __name__,
@@ -38,8 +39,8 @@ _FIELDS = ('flow', 'flow_run', 'interface', 'step', 'args', 'priority',
 
 @blueprint.before_request
 def _check_release():
-    if not step_history.enabled():
-        flask.abort(404)
+    versions.hide_while_pinned_before(
+        release_mappings.first_release_with('NodeStepHistory', '1.0'))
 
 
 def _filters(args):

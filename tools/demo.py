@@ -1,12 +1,16 @@
 """Watch ironic-steps deploy nodes, step by step (see tools/demo).
 
-Two labs share one set of machinery (config, service, CLI, live view):
+Three labs share one set of machinery (config, service, CLI, live view):
 
 * the default deploys fake nodes, the last one failing on purpose;
 * ``--redfish`` starts a Redfish BMC emulator beside the service
   (``tests/redfish_emulator``), enrols its systems as ``redfish`` nodes
   and deploys them with a deploy template that sets BIOS settings and
-  builds RAID volumes on the BMC, as a bare-metal lab would.
+  builds RAID volumes on the BMC, as a bare-metal lab would;
+* ``--agent`` (root) deploys ``direct`` nodes with the real
+  ironic-python-agent, confined to a loop disk per node
+  (``tools/demo_agent.py``): it cleans the disk, writes a real image and a
+  config drive, and the demo reads them back from the disk.
 """
 
 import argparse
@@ -49,17 +53,28 @@ TEMPLATE_STEPS = [
 #: records the URL, so nothing needs to serve it.
 BOOT_ISO = 'http://127.0.0.1:9/images/database.iso'
 BMC_USER = 'admin'
+#: Each agent is a confined ironic-python-agent on its own loop disk.
+AGENT_MAX_NODES = 3
+#: Where a node keeps the agent command its step waits for
+#: (driver_internal_info; ironic_steps.drivers.base.AGENT_COMMAND_KEY).
+AGENT_COMMAND = 'agent_command'
 
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--redfish', action='store_true',
-                        help='deploy redfish nodes against a Redfish BMC '
-                             'emulator, with a BIOS + RAID deploy template; '
-                             'the emulator and the service are stopped at '
-                             'the end')
-    parser.add_argument('--nodes', type=int, default=3,
-                        help='how many nodes to deploy (default 3)')
+    lab = parser.add_mutually_exclusive_group()
+    lab.add_argument('--redfish', action='store_true',
+                     help='deploy redfish nodes against a Redfish BMC '
+                          'emulator, with a BIOS + RAID deploy template; '
+                          'the emulator and the service are stopped at '
+                          'the end')
+    lab.add_argument('--agent', action='store_true',
+                     help='(root) deploy a real image with the real '
+                          'ironic-python-agent, confined to a loop disk '
+                          'per node, and read the disk back')
+    parser.add_argument('--nodes', type=int, default=None,
+                        help='how many nodes to deploy (default 3; 1 with '
+                             '--agent, at most %d)' % AGENT_MAX_NODES)
     parser.add_argument('--port', type=int, default=6385,
                         help='API port on 127.0.0.1 (default 6385; a free '
                              'port is used if it is taken)')
@@ -73,9 +88,15 @@ def parse_args():
                         help='stop the service at the end instead of '
                              'leaving it running for inspection')
     args = parser.parse_args()
+    if args.nodes is None:
+        args.nodes = 1 if args.agent else 3
+    if args.agent and not 1 <= args.nodes <= AGENT_MAX_NODES:
+        parser.error('--agent deploys 1 to %d nodes, not %d' % (
+            AGENT_MAX_NODES, args.nodes))
     if args.state_dir is None:
+        lab = 'redfish' if args.redfish else 'agent' if args.agent else None
         args.state_dir = os.path.join(
-            ROOT, 'state', 'demo-redfish' if args.redfish else 'demo')
+            ROOT, 'state', 'demo-%s' % lab if lab else 'demo')
     if args.redfish:
         args.stop = True
     return args
@@ -246,22 +267,44 @@ def get_nodes(endpoint):
         return json.load(response)['nodes']
 
 
-def describe(node):
-    step = node.get('deploy_step') or {}
+def in_band(node):
+    """'interface.step' of the step the node's agent runs now (one of the
+    agent's own steps, or a driver's step run as an agent command, as
+    write_image), or None."""
+    step = node.get('clean_step') or node.get('deploy_step')
+    if not step:
+        return None
+    label = '%s.%s' % (step['interface'], step['step'])
     info = node.get('driver_internal_info') or {}
-    plan = info.get('deploy_steps') or []
+    command = info.get(AGENT_COMMAND) or {}
+    if step.get('in_band') or command.get('step') == label:
+        return label
+    return None
+
+
+def describe(node):
+    """A node's state and the deploy or clean step it is at, n/N."""
+    kind = 'clean' if node.get('clean_step') else 'deploy'
+    step = node.get('%s_step' % kind) or {}
+    info = node.get('driver_internal_info') or {}
+    plan = info.get('%s_steps' % kind) or []
     if step:
-        index = info.get('deploy_step_index')
+        index = info.get('%s_step_index' % kind)
         where = '%s/%s %s.%s' % ((index or 0) + 1, len(plan) or '?',
                                  step['interface'], step['step'])
+        if in_band(node):
+            where += ' (in-band: the agent runs it)'
     else:
         where = '-'
     return '%-8s %-15s %s' % (node['name'], node['provision_state'], where)
 
 
-def watch(endpoint, names, timeout=300):
-    """Print each node's state and step whenever one changes."""
-    print('\nWatching the deploys (node, state, step n/N):')
+def watch(endpoint, names, timeout=300, done=DONE_STATES, what='deploys',
+          ran_in_band=None):
+    """Print each node's state and step whenever one changes, until each
+    is in one of the ``done`` states; add to the set ``ran_in_band`` the
+    steps seen running in-band."""
+    print('\nWatching the %s (node, state, step n/N):' % what)
     seen = {}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -271,10 +314,12 @@ def watch(endpoint, names, timeout=300):
             if seen.get(node['name']) != line:
                 seen[node['name']] = line
                 print('  %s  %s' % (time.strftime('%H:%M:%S'), line))
-        if all(n['provision_state'] in DONE_STATES for n in nodes):
+            if ran_in_band is not None and in_band(node):
+                ran_in_band.add(in_band(node))
+        if all(n['provision_state'] in done for n in nodes):
             return nodes
         time.sleep(0.2)
-    sys.exit('The deploys did not finish within %ss' % timeout)
+    sys.exit('The %s did not finish within %ss' % (what, timeout))
 
 
 def make_available(endpoint, names):
@@ -352,13 +397,97 @@ def redfish_lab(endpoint, names, emulator):
     return nodes
 
 
+def agent_lab(endpoint, names, lab):
+    """Deploy ``names`` with the real agent on ``lab``'s machines (a
+    demo_agent.AgentLab), then read their disks back."""
+    for number, name in enumerate(names, 1):
+        mac = '52:54:00:5e:00:%02x' % number
+        disk = lab.add_disk(name)
+        uuid = openstack(
+            endpoint, 'node', 'create', '--driver', 'fake-hardware',
+            '--deploy-interface', 'direct', '--name', name,
+            '--property', 'root_device={"serial": "%s"}' % disk.serial,
+            '--property', 'capabilities=boot_mode:bios',
+            '-f', 'value', '-c', 'uuid').strip()
+        openstack(endpoint, 'port', 'create', mac, '--node', uuid,
+                  '-f', 'value', '-c', 'uuid')
+        openstack(endpoint, 'node', 'set', name,
+                  '--instance-info', 'image_source=%s' % lab.image_url,
+                  '--instance-info', 'image_checksum=%s' % lab.checksum,
+                  '--instance-info', 'image_disk_format=qcow2')
+        lab.add_machine(name, uuid, mac)
+    print('\n(Each node is a machine with a loop disk, %s; it boots the '
+          'real ironic-python-agent, confined to that disk, whenever it '
+          'boots from the network.  The image is a qcow2 whole-disk image '
+          'with a marker file in its ext4 partition.)' % ', '.join(
+              '%s: %s' % (name, lab.disk(name).device) for name in names))
+    openstack(endpoint, 'node', 'manage', *names, '--wait', '60')
+    openstack(endpoint, 'node', 'provide', *names)
+    ran_in_band = set()
+    expect(endpoint, watch(endpoint, names, done=('available', 'clean failed'),
+                           what='automated cleanings, by the agent',
+                           ran_in_band=ran_in_band), 'available', lab)
+    print('\nThe steps the deploy of %s will run, before it starts:'
+          % names[0])
+    openstack(endpoint, 'node', 'step', 'preview', names[0], '-c', 'steps')
+    print('\nDeploying, each with a config drive: its host name and a '
+          'throwaway SSH key.')
+    for name in names:
+        openstack(endpoint, 'node', 'deploy', name, '--config-drive',
+                  json.dumps(lab.config_drive(name)))
+    expect(endpoint, watch(endpoint, names, ran_in_band=ran_in_band),
+           'active', lab)
+    print('\nWhat ran on %s, cleaning then deploy, each step with its '
+          'duration:' % names[0])
+    openstack(endpoint, 'node', 'step', 'history', names[0])
+    print('In-band, run by the agent on the machine: %s; the others ran '
+          'in the conductor (out-of-band).' % ', '.join(sorted(ran_in_band)))
+    for name in names:
+        lab.show_written(name)
+
+
+def expect(endpoint, nodes, state, lab):
+    """Exit, with each node's error, unless every node is in ``state``."""
+    failed = [node['name'] for node in nodes
+              if node['provision_state'] != state]
+    for name in failed:
+        openstack(endpoint, 'node', 'show', name, '-c', 'provision_state',
+                  '-c', 'last_error')
+    if failed:
+        sys.exit('%s did not become %s; the agents\' logs will be in %s'
+                 % (', '.join(failed), state, lab.log_dir))
+
+
+def load_agent_lab():
+    """tools/demo_agent.py; it needs the repository on the path, for the
+    confined agent's fixtures in tests/real_agent (not installed)."""
+    sys.path.insert(0, ROOT)
+    import demo_agent
+    problem = demo_agent.why_unavailable()
+    if problem:
+        print('tools/demo --agent cannot run: %s' % problem, file=sys.stderr)
+        sys.exit(2)
+    return demo_agent
+
+
+def exit_on_sigterm(signum, frame):
+    """SIGTERM ends the demo as Ctrl-C does: through its ``finally``."""
+    sys.exit(128 + signum)
+
+
 def main():
     args = parse_args()
     port = pick_port(args.port)
     endpoint = 'http://127.0.0.1:%d' % port
     names = ['demo-%d' % i for i in range(1, args.nodes + 1)]
-    emulator = None
-    if args.redfish:
+    emulator = lab = None
+    if args.agent:
+        demo_agent = load_agent_lab()
+        # The agent's heartbeats come every few seconds, not every 5
+        # minutes; cleaning shows the agent's own erase steps.
+        sections = {'api': {'ramdisk_heartbeat_timeout': 6},
+                    'conductor': {'automated_clean': 'true'}}
+    elif args.redfish:
         # Polled steps (BIOS, RAID) are checked every second, so the lab
         # is quick; the default is every 10 s.
         sections = {'conductor': {'step_poll_interval': 1},
@@ -368,6 +497,7 @@ def main():
                              'agent_delay': 2 * args.step_delay}}
     config_file = write_config(args.state_dir, port, sections)
     service = None
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     try:
         if args.redfish:
             emulator = Emulator(args.state_dir, args.nodes)
@@ -375,10 +505,17 @@ def main():
         service = start_service(config_file, endpoint)
         if args.redfish:
             redfish_lab(endpoint, names, emulator)
+        elif args.agent:
+            lab = demo_agent.AgentLab(
+                endpoint, os.path.join(args.state_dir, 'agents'))
+            lab.setUp()
+            agent_lab(endpoint, names, lab)
         else:
             fake_lab(endpoint, names)
     finally:
         print()
+        if lab is not None:
+            lab.stop()
         if args.stop:
             stop(service, 'Service')
         if emulator is not None:
@@ -392,4 +529,8 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        print('Interrupted.', file=sys.stderr)
+        sys.exit(130)

@@ -64,11 +64,9 @@ import datetime
 import http.client
 import json
 import os
-import random
 import resource
 import shutil
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -107,45 +105,12 @@ _AFTER_AGENT = ('switch_to_tenant_network', 'boot_instance')
 # --- the machines -------------------------------------------------------------
 
 class ConfinedAgent(sandbox.AgentSandbox):
-    """The sandbox, with more time to prove its confinement (20 agents
-    starting at once on 2 cores take longer than the tests' 30 s), and a
-    listening port outside the kernel's ephemeral range.
+    """The sandbox, with more time to prove its confinement: 20 agents
+    starting at once on 2 cores take longer than the tests' 30 s."""
 
-    ``sandbox.free_port`` picks an ephemeral port that the agent binds
-    only 10-30 s later, once it has looked its node up; meanwhile another
-    agent's, the poller's or the image server's outgoing connection may
-    take it, and the agent dies with "Address already in use" (seen in 1
-    of 20 agents).  Ports below the range are never handed out that way.
-    """
-
-    _taken = set()
-    _lock = threading.Lock()
-
-    def _wait_for_proof(self, timeout=180):
-        return super()._wait_for_proof(timeout)
-
-    def _write_config(self):
-        self.port = self._quiet_port()
-        super()._write_config()
-
-    @classmethod
-    def _quiet_port(cls):
-        with open('/proc/sys/net/ipv4/ip_local_port_range') as ports:
-            first_ephemeral = int(ports.read().split()[0])
-        with cls._lock:
-            for _ in range(1000):
-                port = random.randrange(first_ephemeral // 2,
-                                        first_ephemeral)
-                if port in cls._taken:
-                    continue
-                with socket.socket() as probe:
-                    try:
-                        probe.bind(('127.0.0.1', port))
-                    except OSError:
-                        continue
-                cls._taken.add(port)
-                return port
-        raise RuntimeError('no free port below %d' % first_ephemeral)
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault('proof_timeout', 180)
+        super().__init__(*args, **kwargs)
 
 
 class FakeBootsRule:

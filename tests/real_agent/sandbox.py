@@ -30,9 +30,12 @@ Needs root, ``unshare`` and ``losetup`` (util-linux) and the agent's venv
 
 import json
 import os
+import random
 import shutil
+import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 import fixtures
@@ -68,11 +71,34 @@ def _run(*command):
                           text=True).stdout.strip()
 
 
-def free_port():
-    import socket
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+_ports_taken = set()
+_ports_lock = threading.Lock()
+
+
+def agent_port():
+    """A free port on 127.0.0.1 below the kernel's ephemeral range.
+
+    The agent binds its port only after its lookup, seconds after it is
+    chosen; an ephemeral port could meanwhile be taken by any outgoing
+    connection (seen: "Address already in use" in 1 agent of 20).  Ports
+    below the range are never handed out that way, and each is given to
+    one agent of this process.
+    """
+    with open('/proc/sys/net/ipv4/ip_local_port_range') as ports:
+        first_ephemeral = int(ports.read().split()[0])
+    with _ports_lock:
+        for _ in range(1000):
+            port = random.randrange(first_ephemeral // 2, first_ephemeral)
+            if port in _ports_taken:
+                continue
+            with socket.socket() as probe:
+                try:
+                    probe.bind(('127.0.0.1', port))
+                except OSError:
+                    continue
+            _ports_taken.add(port)
+            return port
+    raise RuntimeError('no free port below %d' % first_ephemeral)
 
 
 class Disk:
@@ -128,11 +154,12 @@ class AgentSandbox(fixtures.Fixture):
     :param disks: the machine's :class:`LoopDisks` (new ones by default).
     """
 
-    def __init__(self, api_url, mac, disks=None):
+    def __init__(self, api_url, mac, disks=None, proof_timeout=30):
         super().__init__()
         self.api_url = api_url
         self.mac = mac
         self._disks = disks
+        self.proof_timeout = proof_timeout
         self.process = None
 
     def _setUp(self):
@@ -141,7 +168,7 @@ class AgentSandbox(fixtures.Fixture):
         self.disks = self._disks.disks
         self.dir = tempfile.mkdtemp(prefix='sandbox-', dir=self._disks.dir)
         self.addCleanup(shutil.rmtree, self.dir, ignore_errors=True)
-        self.port = free_port()
+        self.port = agent_port()
         self._write_standins()
         self._write_config()
         self._start()
@@ -220,9 +247,9 @@ class AgentSandbox(fixtures.Fixture):
         self.addCleanup(self.stop)
         self.confinement = self._wait_for_proof()
 
-    def _wait_for_proof(self, timeout=30):
+    def _wait_for_proof(self):
         proof = os.path.join(self.dir, 'confinement.json')
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + self.proof_timeout
         while time.monotonic() < deadline:
             if os.path.exists(proof) and os.path.getsize(proof):
                 with open(proof) as found:

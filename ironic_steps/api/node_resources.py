@@ -56,15 +56,22 @@ def _empty(field):
                            'local_link_connection') else None
 
 
+def canonical_mac(field, value):
+    """``value`` as ports store a MAC address (lower case, ':').
+
+    :raises InvalidField: naming ``field`` if it is not one.
+    """
+    if not isinstance(value, str) or not _MAC.match(value):
+        raise errors.InvalidField(
+            field=field, reason='%r is not a MAC address (six pairs of '
+            'hex digits split by ":", e.g. 52:54:00:12:34:56)'
+            % (value[:64] if isinstance(value, str) else value,))
+    return value.lower().replace('-', ':')
+
+
 def _mac(field):
     def check(value):
-        if value is None:
-            return None
-        if not _MAC.match(value):
-            raise errors.InvalidField(
-                field=field, reason='%r is not a MAC address (six pairs of '
-                'hex digits split by ":", e.g. 52:54:00:12:34:56)' % value)
-        return value.lower().replace('-', ':')
+        return None if value is None else canonical_mac(field, value)
     return check
 
 

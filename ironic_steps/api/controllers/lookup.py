@@ -22,6 +22,7 @@ import flask
 
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
+from ironic_steps.api import node_resources
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
@@ -94,14 +95,15 @@ def _node_with_addresses(addresses):
     :raises MissingParameterValue: if no address is given.
     :raises NodeNotFound: if none, or several nodes, have such a port.
     """
-    wanted = sorted({address.strip().lower()
+    wanted = sorted({node_resources.canonical_mac('addresses',
+                                                  address.strip())
                      for address in (addresses or '').split(',')
                      if address.strip()})
     if not wanted:
         raise exception.MissingParameterValue(
             err='A lookup needs node_uuid or addresses (the MAC addresses '
                 'of the agent\'s network interfaces).')
-    if len(wanted) > _MAX_ADDRESSES:
+    if len(wanted) > _MAX_ADDRESSES:  # each costs a query: bound them
         raise exception.InvalidParameterValue(
             err='A lookup may name at most %d addresses, got %d'
                 % (_MAX_ADDRESSES, len(wanted)))

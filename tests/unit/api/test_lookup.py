@@ -3,6 +3,7 @@ learns how to behave from the answer's config, as ironic-python-agent
 reads it."""
 
 from ironic_steps.common import states
+from ironic_steps import objects
 from tests.unit.api import base
 
 
@@ -115,3 +116,48 @@ class CallbackUrlTest(base.ApiTestCase):
         response = self.post('/v1/heartbeat/node-1', version='1.67',
                              json={'agent_verify_ca': 'x'})
         self.assertError(response, 406, 'agent_verify_ca', '1.68')
+
+
+class LookupRefusalTest(base.ApiTestCase):
+    """Anyone may look up: what is not a MAC address is refused before
+    any query, and tells nothing about nodes."""
+
+    def test_an_address_that_is_not_a_mac_is_400_naming_the_field(self):
+        response = self.get('/v1/lookup?addresses=52:54:00:12:34:56,'
+                            'x%27%20OR%201=1', version='latest')
+        self.assertError(response, 400, 'addresses', 'not a MAC address')
+
+    def test_a_very_long_address_is_not_echoed_whole(self):
+        response = self.get('/v1/lookup?addresses=' + 'a' * 4000,
+                            version='latest')
+        self.assertError(response, 400, 'addresses')
+        self.assertLess(len(response.data), 1000)
+
+    def test_more_than_sixty_four_addresses_are_refused(self):
+        many = ','.join('52:54:00:00:%02x:%02x' % (i // 256, i % 256)
+                        for i in range(65))
+        self.assertError(self.get('/v1/lookup?addresses=' + many,
+                                  version='latest'), 400, '64')
+
+
+class AgentCertificateTest(base.ApiTestCase):
+    """agent_verify_ca becomes a file the conductor trusts: it must look
+    like a certificate, and a bad one changes nothing."""
+
+    def setUp(self):
+        super().setUp()
+        node = self.make_available(name='node-1')
+        self.provision('node-1', 'active')
+        self.wait_for_state(node, states.DEPLOYWAIT)
+        self.token = self.lookup_token(node.uuid)
+        self.node = objects.Node.get(self.context, node.uuid)
+
+    def heartbeat(self, certificate):
+        return self.post('/v1/heartbeat/node-1', json={
+            'agent_token': self.token, 'agent_verify_ca': certificate})
+
+    def test_what_is_not_a_pem_certificate_is_refused_and_kept_nowhere(self):
+        for bad in ('/etc/passwd', '../../x', '-----BEGIN CERTIFICATE-----'
+                    + 'A' * 20000):
+            self.assertError(self.heartbeat(bad), 400, 'agent_verify_ca')
+        self.assertNodeUnchanged(self.node)

@@ -95,8 +95,13 @@ def _keep_certificate(node_uuid, certificate):
     """Keep the agent's certificate (PEM, as its heartbeat sent it) where
     the agent client reads it: :returns: its path."""
     directory = os.path.join(CONF.state_path, 'agent-certificates')
-    os.makedirs(directory, mode=0o700, exist_ok=True)
     path = os.path.join(directory, '%s.crt' % node_uuid)
+    try:
+        with open(path) as kept:
+            if kept.read() == certificate:
+                return path     # every heartbeat sends it: write it once
+    except FileNotFoundError:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
     with open(path, 'w') as kept:
         kept.write(certificate)
     return path

@@ -70,6 +70,20 @@ def _check_callback_url(url, source):
             'callback_networks' % source)
 
 
+#: The largest certificate an agent may send (a PEM chain of a few).
+_MAX_CERTIFICATE = 16 * 1024
+
+
+def _check_certificate(certificate):
+    """What the conductor keeps as the agent's CA must look like one."""
+    if (len(certificate) > _MAX_CERTIFICATE or not certificate.lstrip()
+            .startswith('-----BEGIN CERTIFICATE-----')):
+        raise errors.InvalidField(
+            field='agent_verify_ca', reason='it must be a PEM certificate '
+            '("-----BEGIN CERTIFICATE-----...") of at most %d bytes'
+            % _MAX_CERTIFICATE)
+
+
 @blueprint.post('/<ident>')
 def heartbeat(ident):
     version = flask.g.version
@@ -90,6 +104,8 @@ def heartbeat(ident):
                 feature='%s in a heartbeat' % key,
                 needed=versions.to_string(needed),
                 version=versions.to_string(version))
+    if values['agent_verify_ca'] is not None:
+        _check_certificate(values['agent_verify_ca'])
     node = node_ident.get_row(flask.g.context, ident, version)
     flask.g.rpcapi.heartbeat(flask.g.context, node.uuid,
                              callback_url=callback_url, **values)

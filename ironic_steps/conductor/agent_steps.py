@@ -85,6 +85,28 @@ def offered(task, kind, shadowed):
     return found
 
 
+#: The deploy step that boots the agent: in-band steps run after it.
+AGENT_BOOT_STEP = ('deploy', 'deploy')
+
+
+def before_the_agent(enabled, kind):
+    """Problems for in-band deploy steps (of ``enabled``, planned
+    steps.Step values) that would run before the step that starts the
+    agent (or with no such step)."""
+    if kind != base.DEPLOY:
+        return []   # cleaning starts its agent before any step
+    boot = next((step for step in enabled
+                 if (step.interface, step.name) == AGENT_BOOT_STEP), None)
+    return ['in-band step %s (priority %d) would run %s, which starts the '
+            'agent; give it a priority below %s' % (
+                step.label, step.priority,
+                'before %s.%s' % AGENT_BOOT_STEP if boot else
+                'without %s.%s' % AGENT_BOOT_STEP,
+                boot.priority if boot else 'that step\'s, and enable it')
+            for step in enabled if step.in_band and (
+                boot is None or step.priority >= boot.priority)]
+
+
 def normalise(node_uuid, kind, reported):
     """The agent's answer to ``get_<kind>_steps`` as a list of step dicts.
 

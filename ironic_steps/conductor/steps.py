@@ -487,7 +487,7 @@ def merge(task, kind, requests=()):
         if problem:
             problems.append('%s: %s' % (source, problem))
     problems.extend(_request_conflicts(enabled, requested, kind))
-    problems.extend(_before_the_agent(enabled, kind))
+    problems.extend(agent_steps.before_the_agent(enabled, kind))
     if requests and not enabled and not problems and not deferred:
         problems.append('the requests disable every %s step; at least one '
                         'must run' % kind)
@@ -504,27 +504,6 @@ def merge(task, kind, requests=()):
                  disabled=_in_interface_order(disabled, kind),
                  problems=problems, driver_conflict=conflict,
                  deferred=deferred or ())
-
-
-#: The deploy step that boots the agent: in-band steps run after it.
-AGENT_BOOT_STEP = ('deploy', 'deploy')
-
-
-def _before_the_agent(enabled, kind):
-    """Problems for in-band deploy steps that would run before the step
-    that starts the agent (or with no such step)."""
-    if kind != base.DEPLOY:
-        return []   # cleaning starts its agent before any step
-    boot = next((step for step in enabled
-                 if (step.interface, step.name) == AGENT_BOOT_STEP), None)
-    return ['in-band step %s (priority %d) would run %s, which starts the '
-            'agent; give it a priority below %s' % (
-                step.label, step.priority,
-                'before %s.%s' % AGENT_BOOT_STEP if boot else
-                'without %s.%s' % AGENT_BOOT_STEP,
-                boot.priority if boot else 'that step\'s, and enable it')
-            for step in enabled if step.in_band and (
-                boot is None or step.priority >= boot.priority)]
 
 
 def _agent_steps_unknown(task, kind):

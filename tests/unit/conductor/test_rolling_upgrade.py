@@ -10,6 +10,7 @@ import fixtures
 import oslo_messaging as messaging
 from tooz import hashring
 
+from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import hash_ring
@@ -238,7 +239,8 @@ class PinnedTo07Test(_UpgradeTestCase):
         self.config(pin_release_version='0.7')
         node = self.available_node()
         exc = self.assertRaises(
-            Exception, self.rpcapi.do_node_deploy, self.context, node.uuid,
+            exception.NotInPinnedRelease, self.rpcapi.do_node_deploy,
+            self.context, node.uuid,
             rebuild=False, configdrive={'meta_data': {}})
         self.assertIn('0.8', str(exc))
         self.assertEqual(states.AVAILABLE, objects.Node.get(

@@ -18,6 +18,7 @@ failed cleanly by the next start (see
 :meth:`ironic_steps.conductor.housekeeping.Housekeeping.recover`).
 """
 
+import faulthandler
 import ipaddress
 import os
 import signal
@@ -38,6 +39,7 @@ from ironic_steps.conf import unknown
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers.modules import fake_agent
+from ironic_steps.objects import base as objects_base
 from ironic_steps import version
 
 LOG = log.getLogger(__name__)
@@ -64,6 +66,9 @@ def prepare_service(argv, before_logging=None):
         before_logging()
     log.setup(CONF, 'ironic-steps')
     safe_log.install()
+    # `kill -USR1 <pid>` prints every thread's stack to stderr: what a
+    # process that seems stuck is doing, without stopping it.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     check_config()
 
 
@@ -203,7 +208,9 @@ class Service:
             rpcapi.set_local_manager(self.manager)
         else:
             from ironic_steps.common import rpc
-            self.rpc_server = rpc.get_server(CONF.host, [self.manager])
+            self.rpc_server = rpc.get_server(
+                CONF.host, [self.manager],
+                objects_base.IronicStepsObjectSerializer())
             self.rpc_server.start()
 
     def _start_api(self):

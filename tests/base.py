@@ -32,6 +32,7 @@ from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers.modules import fake_agent
 from ironic_steps import objects
+from ironic_steps.objects import base as objects_base
 from tests import mariadb
 from tests import postgresql
 
@@ -246,7 +247,9 @@ class RPCConductors(fixtures.Fixture):
         for host in self.hosts:
             self.managers[host] = manager.ConductorManager(host=host)
             self.managers[host].start(self.context)
-            self.servers[host] = rpc.get_server(host, [self.managers[host]])
+            self.servers[host] = rpc.get_server(
+                host, [self.managers[host]],
+                objects_base.IronicStepsObjectSerializer())
             self.servers[host].start()
             self.addCleanup(self.stop, host)
         self.addCleanup(rpc.cleanup)

@@ -33,7 +33,6 @@ from ironic_steps.common import context as ironic_context
 from ironic_steps.common import exception
 from ironic_steps.common import outage
 from ironic_steps.conf import CONF
-from ironic_steps.objects import base as objects_base
 
 LOG = log.getLogger(__name__)
 TOPIC = 'ironic-steps.conductor'
@@ -75,10 +74,6 @@ class RequestContextSerializer(messaging.Serializer):
 
     def deserialize_context(self, context):
         return ironic_context.RequestContext.from_dict(context)
-
-
-def _serializer():
-    return RequestContextSerializer(objects_base.IronicStepsObjectSerializer())
 
 
 def get_transport():
@@ -190,8 +185,9 @@ _QUIET = _QuietDuringOutage()
 _MANDATORY = messaging.TransportOptions(at_least_once=True)
 
 
-def get_client(version_cap):
-    """A client whose calls fail fast while the broker is unreachable.
+def get_client(version_cap, serializer):
+    """A client whose calls fail fast while the broker is unreachable;
+    ``serializer`` turns the arguments (versioned objects) into messages.
 
     oslo.messaging retries a send forever by default, and
     ``rpc_response_timeout`` does not bound that: an API request would hang
@@ -205,13 +201,15 @@ def get_client(version_cap):
         logging.getLogger(name).addFilter(_QUIET)
     return messaging.get_rpc_client(
         get_transport(), target, version_cap=version_cap,
-        serializer=_serializer(), retry=None if retries < 0 else retries,
+        serializer=RequestContextSerializer(serializer),
+        retry=None if retries < 0 else retries,
         transport_options=_MANDATORY)
 
 
-def get_server(host, endpoints):
+def get_server(host, endpoints, serializer):
+    """The server of conductor ``host``; ``serializer`` as the clients'."""
     target = messaging.Target(topic=TOPIC, server=host)
     return messaging.get_rpc_server(
         get_transport(), target, endpoints, executor='threading',
-        serializer=_serializer(),
+        serializer=RequestContextSerializer(serializer),
         access_policy=messaging.DefaultRPCAccessPolicy)

@@ -22,6 +22,8 @@ from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 
 TOKEN_KEY = 'agent_secret_token'
+#: Where the agent's heartbeat said it listens (a flow's agent's only).
+URL_KEY = 'agent_url'
 #: What a lookup shows once the token was handed out.
 MASK = '******'
 #: The first RPC version whose heartbeat carries the token.

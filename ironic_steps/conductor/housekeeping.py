@@ -275,7 +275,7 @@ class Housekeeping:
         """Tell the deploy interfaces of this conductor's waiting nodes
         that it owns them now (see ``DeployInterface.adopt_waiting``)."""
         for state, waiting in flows.BY_WAIT_STATE.items():
-            index_key = '%s_step_index' % waiting.flow.kind
+            index_key = waiting.flow.index_key
             for row in objects.Node.list_fields(
                     context, ('uuid', 'driver', 'deploy_interface',
                               'driver_internal_info'),

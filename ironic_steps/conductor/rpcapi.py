@@ -39,6 +39,7 @@ from ironic_steps.common import states
 from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
 from ironic_steps import objects
+from ironic_steps.objects import base as objects_base
 
 _local_manager = None
 
@@ -47,6 +48,10 @@ def set_local_manager(manager):
     """Route calls to ``manager`` in this process (embedded mode)."""
     global _local_manager
     _local_manager = manager
+
+
+#: Seconds the API waits for a conductor's answer to a heartbeat.
+HEARTBEAT_TIMEOUT = 10
 
 
 class ConductorAPI:
@@ -59,7 +64,8 @@ class ConductorAPI:
         pinned = release_mappings.pinned_release(CONF)
         self._cap = pinned['rpc'] if pinned else self.RPC_API_VERSION
         if CONF.rpc_transport == 'oslo':
-            self._client = rpc.get_client(version_cap=self._cap)
+            self._client = rpc.get_client(
+                self._cap, objects_base.IronicStepsObjectSerializer())
 
     def can_send_version(self, version):
         """Whether every conductor the pin allows for understands it.
@@ -104,12 +110,13 @@ class ConductorAPI:
             return None
 
     def _call(self, context, method, version, route=None, driver=None,
-              **kwargs):
+              timeout=None, **kwargs):
         """Call ``method``; ``route`` (a node UUID, or a driver name for a
         call about a driver) picks the conductor, among those serving
         ``driver`` (read from the node when not given, and only if the
         conductors do not all serve the same hardware types); with
-        neither, any conductor takes the call."""
+        neither, any conductor takes the call.  ``timeout``: seconds to
+        wait for the answer over a broker, if not ``rpc_response_timeout``."""
         if self._client is None:
             if _local_manager is None:
                 raise exception.TemporaryFailure(
@@ -123,9 +130,9 @@ class ConductorAPI:
             client = self._client.prepare(
                 server=registry.conductor_for(
                     route, driver or _driver_reader(context, route)),
-                version=version)
+                version=version, timeout=timeout)
         else:
-            client = self._client.prepare(version=version)
+            client = self._client.prepare(version=version, timeout=timeout)
         return rpc.call(client, context, method, **kwargs)
 
     def create_node(self, context, node_obj):
@@ -245,8 +252,11 @@ class ConductorAPI:
             version, kwargs['agent_token'] = '1.2', agent_token
         if self.can_send_version('1.4'):
             version, kwargs['agent_verify_ca'] = '1.4', agent_verify_ca
+        # An agent heartbeats again: a conductor that does not answer
+        # (gone, not yet declared dead) must not hold an API thread long.
         return self._call(context, 'heartbeat', version, route=node_id,
-                          node_id=node_id, **kwargs)
+                          timeout=HEARTBEAT_TIMEOUT, node_id=node_id,
+                          **kwargs)
 
     def change_node_power_state(self, context, node_id, new_state,
                                 timeout=None):

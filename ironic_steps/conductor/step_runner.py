@@ -108,12 +108,13 @@ class Outcome(enum.Enum):
 
 
 def clear_progress(node, flow):
-    """Forget the flow's plan, index, current step and agent token (saved
-    with the node's next save)."""
+    """Forget the flow's plan, index, current step, and the agent's token
+    and URL (saved with the node's next save)."""
     info = dict(node.driver_internal_info or {})
     info.pop(flow.steps_key, None)
     info.pop(flow.index_key, None)
     info.pop(agent_token.TOKEN_KEY, None)
+    info.pop(agent_token.URL_KEY, None)
     info.pop(base.POLLING_KEY, None)
     info.pop(DEADLINE_KEY, None)
     info.pop(base.PROGRESS_KEY, None)

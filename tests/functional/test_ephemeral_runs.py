@@ -397,6 +397,20 @@ class DryRunTest(EphemeralRunTestCase):
                                                      'runs')))
 
 
+def _communicate_or_show_stacks(process, timeout):
+    """``process.communicate``; if it does not end in time, what its
+    threads were doing (SIGUSR1: every stack to stderr) is the failure."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        process.kill()
+        _out, errors = process.communicate()
+        raise AssertionError('still running after %s s; its threads:\n%s'
+                             % (timeout, errors[-20000:]))
+
+
 class InterruptedRunTest(EphemeralRunTestCase):
 
     def _start_slow_run(self, nodes):
@@ -425,7 +439,7 @@ class InterruptedRunTest(EphemeralRunTestCase):
     def test_sigint_saves_the_evidence_and_resume_finishes_the_run(self):
         process, run_dir, slow = self._start_slow_run(6)
         os.killpg(process.pid, signal.SIGINT)   # Ctrl-C
-        rest, errors = process.communicate(timeout=120)
+        rest, errors = _communicate_or_show_stacks(process, timeout=120)
         self.assertEqual(128 + signal.SIGINT, process.returncode, errors)
         self.assertNotIn('Traceback', errors)
         self.assertIn('Interrupted by SIGINT', rest)
@@ -469,7 +483,7 @@ class InterruptedRunTest(EphemeralRunTestCase):
                                                  process.pid)) as listed:
             (driver,) = [int(pid) for pid in listed.read().split()]
         process.send_signal(signal.SIGTERM)   # not its driver: a service
-        rest, errors = process.communicate(timeout=120)
+        rest, errors = _communicate_or_show_stacks(process, timeout=120)
         self.assertEqual(128 + signal.SIGTERM, process.returncode, errors)
         self.assertIn('Interrupted by SIGTERM', rest)
         report = self.read_json(run_dir, 'report.json')

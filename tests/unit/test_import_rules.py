@@ -124,9 +124,6 @@ EXCEPTIONS = {
     ('drivers.modules.fake_agent', 'objects'): (
         'the fake agent reads its node\'s row to see where the flow stands '
         '(imported in functions); its owner is reworking it'),
-    ('common.rpc', 'objects.base'): (
-        'the RPC transport serializes with the versioned-object serializer '
-        '(as Ironic\'s does); whoever builds the transport should pass it'),
     ('conf.default', 'common.release_mappings'): (
         'pin_release_version\'s choices are the release names; '
         'release_mappings imports nothing of ours, so no module cycle'),

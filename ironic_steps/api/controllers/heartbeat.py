@@ -106,7 +106,8 @@ def heartbeat(ident):
                 version=versions.to_string(version))
     if values['agent_verify_ca'] is not None:
         _check_certificate(values['agent_verify_ca'])
-    node = node_ident.get_row(flask.g.context, ident, version)
-    flask.g.rpcapi.heartbeat(flask.g.context, node.uuid,
+    # Agents heartbeat often, by UUID: the conductor finds the node.
+    node_uuid = node_ident.get_uuid(flask.g.context, ident, version)
+    flask.g.rpcapi.heartbeat(flask.g.context, node_uuid,
                              callback_url=callback_url, **values)
     return responses.empty(202)

@@ -111,6 +111,10 @@ _COMMAND_LIST = {
     'properties': {'commands': {'type': 'array', 'items': _COMMAND_RESULT}},
 }
 
+#: Compiled once: an answer is checked at every command and heartbeat.
+_VALIDATORS = {schema['description']: jsonschema.Draft7Validator(schema)
+               for schema in (_COMMAND_RESULT, _COMMAND_LIST)}
+
 
 def mask_url(url: str) -> str:
     """``url`` without the ``agent_token`` of its query string."""
@@ -486,7 +490,7 @@ def _read(endpoint, what, response, schema, attempt):
             status=status, error='the answer is not JSON: %r'
             % _scrub(response.text[:_EXCERPT], endpoint.token), **where)
     try:
-        jsonschema.validate(answer, schema)
+        _VALIDATORS[schema['description']].validate(answer)
     except jsonschema.ValidationError as exc:
         raise exception.AgentAPIError(
             status=status, error='the answer is not %s: %s' % (

@@ -72,9 +72,9 @@ class LookupTest(base.ApiTestCase):
         self.assertGreaterEqual(len(config['agent_token']), 32)
 
 
-class CallbackUrlTest(base.ApiTestCase):
-    """A heartbeat's callback_url is where the conductor sends commands,
-    with the agent token: it must be the agent's own address."""
+class _WaitingForItsAgentTestCase(base.ApiTestCase):
+    """node-1 deploying, waiting for its agent, whose token was looked up
+    (``self.token``)."""
 
     def setUp(self):
         super().setUp()
@@ -82,6 +82,12 @@ class CallbackUrlTest(base.ApiTestCase):
         self.provision('node-1', 'active')
         self.wait_for_state(node, states.DEPLOYWAIT)
         self.token = self.lookup_token(node.uuid)
+        self.node = objects.Node.get(self.context, node.uuid)
+
+
+class CallbackUrlTest(_WaitingForItsAgentTestCase):
+    """A heartbeat's callback_url is where the conductor sends commands,
+    with the agent token: it must be the agent's own address."""
 
     def heartbeat(self, url):
         return self.post('/v1/heartbeat/node-1', json={
@@ -140,17 +146,9 @@ class LookupRefusalTest(base.ApiTestCase):
                                   version='latest'), 400, '64')
 
 
-class AgentCertificateTest(base.ApiTestCase):
+class AgentCertificateTest(_WaitingForItsAgentTestCase):
     """agent_verify_ca becomes a file the conductor trusts: it must look
     like a certificate, and a bad one changes nothing."""
-
-    def setUp(self):
-        super().setUp()
-        node = self.make_available(name='node-1')
-        self.provision('node-1', 'active')
-        self.wait_for_state(node, states.DEPLOYWAIT)
-        self.token = self.lookup_token(node.uuid)
-        self.node = objects.Node.get(self.context, node.uuid)
 
     def heartbeat(self, certificate):
         return self.post('/v1/heartbeat/node-1', json={

@@ -196,6 +196,12 @@ class HeartbeatTest(base.ApiTestCase):
         self.assertError(self.post('/v1/heartbeat/no-such-node'), 404,
                          'no-such-node')
 
+    def test_a_heartbeat_for_a_uuid_no_node_has_is_404_naming_it(self):
+        # The API passes a UUID on unread: the conductor's answer counts.
+        missing = '0b0e4f0a-7a4b-4c3e-9a49-3f3a8b1c2d10'
+        self.assertError(self.post('/v1/heartbeat/%s' % missing.upper(),
+                                   json={'agent_token': 'x'}), 404, missing)
+
     def test_the_endpoint_exists_from_1_22(self):
         self.create_node(name='node-1')
         self.assertError(self.post('/v1/heartbeat/node-1', version='1.21'),

@@ -216,9 +216,14 @@ class RealAgentLifecycleTest(_RealAgentTestCase):
             {'op': 'replace', 'path': '/instance_info/image_source',
              'value': slow.url('disk.qcow2')}])
         self.deploy()
+        # Mid-step: the agent was handed write_image (the conductor keeps
+        # its command), not merely the step started (the agent not yet
+        # asked: losing it then is a refused connection, not a timeout).
         for _ in range(600):
             node = self.api.node('real-1')
-            if (node['deploy_step'] or {}).get('step') == 'write_image':
+            if ((node['deploy_step'] or {}).get('step') == 'write_image'
+                    and (node['driver_internal_info'] or {}).get(
+                        'agent_command')):
                 break
             time.sleep(0.1)
         self.machine.agent.stop()   # the machine dies mid-download

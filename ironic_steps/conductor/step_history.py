@@ -21,12 +21,15 @@ Both follow one step from start to end, so one module owns them:
   flow finishes, and stays after a failure (naming the step, as the
   current step does, and ``failed``), as evidence.
 
-* **History**: when a step ends, :func:`end_step` writes one
-  :class:`~ironic_steps.objects.NodeStepHistory` entry (one INSERT), its
-  start read from the progress.  The node's bound is kept by a DELETE
-  once per ``step_history_max_entries`` entries this conductor wrote for
-  the node, not per step; between two, a node may hold up to twice its
-  bound, which readers never see (they read the newest only).
+* **History**: when a step ends, :func:`end_step` makes one
+  :class:`~ironic_steps.objects.NodeStepHistory` entry, its start read
+  from the progress, which the node's next save inserts in its own
+  transaction (the save that records the next step, or the flow's end):
+  no transaction of its own, and never a history the node disagrees
+  with.  The node's bound is kept by a DELETE once per
+  ``step_history_max_entries`` entries this conductor wrote for the node,
+  not per step; between two, a node may hold up to twice its bound, which
+  readers never see (they read the newest only).
 
 Pinned to a release before 0.6, neither is written.
 """
@@ -126,15 +129,14 @@ def end_step(task, flow, outcome, error=None):
         started_at=timeutils.parse_isotime(current['started_at']),
         finished_at=timeutils.utcnow(with_timezone=True),
         outcome=outcome, error=error)
+    node.record_with_next_save(entry)
     try:
-        entry.create()
         _trim_now_and_then(task.context, node)
     except db_exc.DBError as exc:
-        LOG.warning('Could not record %s of step %s of node %s in its '
-                    'history: %s', outcome, current.get('step'), node.uuid,
-                    exc)
-    # Saved with the node's next save; an error before then must not
-    # record the step twice.
+        LOG.warning('Could not trim the step history of node %s: %s',
+                    node.uuid, exc)
+    # Saved with the node's next save, the entry with it; an error before
+    # then must not record the step twice.
     node.driver_internal_info = {
         **node.driver_internal_info,
         base.PROGRESS_KEY: {**current, 'outcome': outcome}}

@@ -10,8 +10,8 @@ three small pieces:
    the step's progress (number, start) rides on the same save;
 2. the interface executes the step;
 3. :func:`_interpret` turns what happened into one :class:`Outcome`;
-   a step that ended is written to the node's step history (one INSERT,
-   see :mod:`step_history`).
+   a step that ended goes into the node's step history (one INSERT, in
+   the transaction of the node's next save: see :mod:`step_history`).
 
 Then the node waits (``wait call-back`` / ``clean wait``), fails, or the
 next step runs.  When the plan is exhausted the flow finishes: the current

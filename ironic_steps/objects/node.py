@@ -8,6 +8,7 @@ and :meth:`Node.remove_traits`, each one transaction, never through
 :meth:`Node.save`.
 """
 
+from oslo_log import log
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 from oslo_versionedobjects import base as ovo_base
@@ -17,6 +18,11 @@ from ironic_steps.db import api as db_api
 from ironic_steps.objects import base
 from ironic_steps.objects import fields
 
+LOG = log.getLogger(__name__)
+
+#: Where a node object keeps the step history entries its next save
+#: inserts (not a field: never sent, never compared).
+_ENDED_STEPS = '_ended_steps'
 
 @base.IronicStepsObjectRegistry.register
 class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
@@ -268,18 +274,47 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
                 'The reservation of node %s changes only through '
                 'reserve() and release()' % self.uuid)
         released = False
-        if changes:
+        ended_steps = self.__dict__.pop(_ENDED_STEPS, ())
+        if changes or ended_steps:
             # Read under a lock (a task's node): write only while it holds.
             fence = (self.reservation if self.obj_attr_is_set('reservation')
                      else None)
-            self.updated_at, released = self.dbapi.update_node(
-                self.id, changes, release=release, fence=fence)
+            self.updated_at, released = self._update(
+                changes, release, fence, ended_steps)
         elif release is not None:
             released = self.release(context, release, self.id)
         if released:
             self.reservation = None
         self.obj_reset_changes()
         return released
+
+    def _update(self, changes, release, fence, ended_steps):
+        try:
+            return self.dbapi.update_node(self.id, changes, release=release,
+                                          fence=fence, ended_steps=ended_steps)
+        except exception.IronicStepsException:
+            raise   # the node's own trouble (lock lost, gone, name taken)
+        except Exception as exc:
+            if not ended_steps:
+                raise
+            # The history must not fail a flow: the node's change goes on
+            # without it.  (Any error: MySQL's refusals of a row come as
+            # OperationalError, which oslo.db passes through untranslated.)
+            LOG.warning('Could not record %d ended step(s) of node %s in '
+                        'its history: %s', len(ended_steps), self.uuid, exc)
+            return self.dbapi.update_node(self.id, changes, release=release,
+                                          fence=fence)
+
+    def record_with_next_save(self, entry):
+        """Have ``entry`` (a :class:`NodeStepHistory` of a step of this
+        node that ended) inserted by this node's next :meth:`save`, in its
+        transaction: the node and its history never disagree, and a step
+        transition costs one write.
+
+        :raises NotInPinnedRelease: pinned to a release without history.
+        """
+        self.__dict__.setdefault(_ENDED_STEPS, []).append(
+            entry.values_to_insert())
 
     def destroy(self, context=None):
         """Delete the node; its traits and BIOS settings go with it."""

@@ -91,11 +91,19 @@ class NodeStepHistory(base.IronicStepsObject,
 
         :raises NotInPinnedRelease: pinned to a release without history.
         """
+        self.dbapi.add_step_history(self.values_to_insert())
+        self.obj_reset_changes()
+
+    def values_to_insert(self):
+        """The row this entry becomes (for :meth:`create`, or for the
+        node's save that records it: :meth:`Node.record_with_next_save`).
+
+        :raises NotInPinnedRelease: pinned to a release without history.
+        """
         self.check_in_pinned_release('Step history')
         values = self.obj_get_changes()
         values.pop('duration', None)
-        self.dbapi.add_step_history(values)
-        self.obj_reset_changes()
+        return values
 
     @classmethod
     def trim(cls, context, node_id):

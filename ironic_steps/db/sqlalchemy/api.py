@@ -355,7 +355,8 @@ class _NodeQueries:
                 sa.select(_NODES.c.provision_state, sa.func.count())
                 .group_by(_NODES.c.provision_state)).all())
 
-    def update_node(self, node_id, values, release=None, fence=None):
+    def update_node(self, node_id, values, release=None, fence=None,
+                    ended_steps=()):
         """Apply ``values`` to one node in one statement.
 
         :param release: a lock holder's tag: also drop its lock, in the
@@ -367,6 +368,11 @@ class _NodeQueries:
             write only if it still does (a conductor taken for dead, its
             nodes taken over, must not overwrite what the new holder
             does).
+        :param ended_steps: step history entries (dicts of column
+            values) of the steps that ended with this change: inserted in
+            its transaction, so that the node and its history never
+            disagree and a step transition costs one write.  Nothing is
+            inserted unless the node is written.
         :returns: (the ``updated_at`` written, whether the lock was
             released).
         :raises NodeLockLost: when ``fence`` no longer holds the lock.
@@ -376,29 +382,36 @@ class _NodeQueries:
         # whose answer was lost is recognised by it (see _lost_or_missing).
         values['updated_at'] = timeutils.utcnow()
         try:
-            released = self._update_node(node_id, values, release, fence)
+            released = self._update_node(node_id, values, release, fence,
+                                         ended_steps)
         except db_exc.DBDuplicateEntry as exc:
             raise exception.DuplicateName(name=values.get('name')) from exc
         return values['updated_at'], released
 
     @retry_on_disconnect
-    def _update_node(self, node_id, values, release, fence):
+    def _update_node(self, node_id, values, release, fence, ended_steps):
         columns = frozenset(values)
         params = {'set_' + column: value for column, value in values.items()}
         params['node_id'] = node_id
+        # A lone UPDATE is its own transaction; with history to insert,
+        # both share one.
+        write = _writer if ended_steps else _write_one
         if release is not None:
-            with _write_one() as connection:
+            with write() as connection:
                 if connection.execute(
                         _update_statement(columns, release=True),
                         dict(params, holder=release)).rowcount == 1:
+                    step_history.record(connection, ended_steps)
                     return True
         fenced = fence is not None
         if fenced:
             params['holder'] = fence
-        with _write_one() as connection:
-            result = connection.execute(_update_statement(
-                columns, release=False, fenced=fenced), params)
-        if result.rowcount != 1:
+        with write() as connection:
+            written = connection.execute(_update_statement(
+                columns, release=False, fenced=fenced), params).rowcount == 1
+            if written:
+                step_history.record(connection, ended_steps)
+        if not written:
             return self._lost_or_missing(node_id, fence, values)
         return False
 

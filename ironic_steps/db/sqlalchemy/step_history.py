@@ -15,6 +15,14 @@ _HISTORY = models.NodeStepHistory.__table__
 _INSERT = sa.insert(_HISTORY)
 
 
+def record(connection, entries):
+    """Insert ``entries`` (dicts of column values) on ``connection``, in
+    its transaction: how a node's save records the steps that ended with
+    it."""
+    if entries:
+        connection.execute(_INSERT, list(entries))
+
+
 def _cutoff(node_id, keep):
     """The id of the newest row of the node beyond its ``keep`` newest
     (NULL when it has no more than ``keep``).
@@ -41,7 +49,7 @@ class StepHistoryQueries:
     def add_step_history(self, values):
         """Record one step run: one INSERT."""
         with self.write_one() as connection:
-            connection.execute(_INSERT, values)
+            record(connection, [values])
 
     def get_step_history(self, node_id, limit, flow=None, flow_run=None):
         """The newest ``limit`` step runs of a node, oldest first, then

@@ -423,5 +423,7 @@ class CostTest(_HistoryTestBase):
     def test_the_bound_costs_one_delete_per_bound_of_entries(self):
         self.config(step_history_max_entries=3, group='conductor')
         _node_writes, history = self.deploy_counting(False)
-        self.assertEqual(['INSERT', 'INSERT', 'INSERT', 'DELETE'],
+        # (The third entry, made when its step ends, is due to trim; it
+        # is inserted by the node's next save, after the DELETE.)
+        self.assertEqual(['INSERT', 'INSERT', 'DELETE', 'INSERT'],
                          [s.split()[0] for s in history])

@@ -6,6 +6,7 @@ Its fingerprint is recorded with the others in test_node.py.
 
 import datetime
 
+import fixtures
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
@@ -113,6 +114,62 @@ class StepHistoryTest(base.TestCase):
         self.node.destroy()
         self.assertEqual([], self.steps())
         self.assertEqual(['other-one'], self.steps(other))
+
+    def entry(self, step, without=None):
+        fields = dict(
+            node_id=self.node.id, flow='deploy',
+            flow_run=uuidutils.generate_uuid(), interface='deploy',
+            step=step, args={}, priority=50, started_at=_START,
+            finished_at=_START, outcome='success')
+        fields.pop(without, None)
+        return NodeStepHistory(self.context, **fields)
+
+    def test_entries_recorded_with_the_node_are_written_by_its_next_save(
+            self):
+        self.node.record_with_next_save(self.entry('one'))
+        self.node.record_with_next_save(self.entry('two'))
+        self.assertEqual([], self.steps())
+        self.node.extra = {'step': 'three'}
+        self.node.save()
+        self.assertEqual(['one', 'two'], self.steps())
+        self.assertEqual({'step': 'three'}, objects.Node.get(
+            self.context, self.node.uuid).extra)
+        # written once: the next save writes no entry again
+        self.node.extra = {}
+        self.node.save()
+        self.assertEqual(['one', 'two'], self.steps())
+
+    def test_a_save_that_drops_its_lock_writes_the_entries_too(self):
+        node = objects.Node.reserve(self.context, 'conductor-a',
+                                    self.node.id)
+        node.record_with_next_save(self.entry('one'))
+        self.assertTrue(node.save(release='conductor-a'))
+        self.assertEqual(['one'], self.steps())
+
+    def test_a_node_write_refused_by_its_fence_writes_no_entry(self):
+        node = objects.Node.reserve(self.context, 'conductor-a',
+                                    self.node.id)
+        objects.Node.reserve(self.context, 'conductor-b', self.node.id,
+                             replacing='conductor-a')
+        node.record_with_next_save(self.entry('one'))
+        node.extra = {'late': True}
+        self.assertRaises(exception.NodeLockLost, node.save)
+        self.assertEqual([], self.steps())
+        self.assertIsNone(objects.Node.get(self.context,
+                                           self.node.uuid).extra)
+
+    def test_an_entry_the_database_refuses_does_not_stop_the_node_save(
+            self):
+        self.node.record_with_next_save(
+            self.entry('one', without='flow'))   # NOT NULL in the table
+        self.node.extra = {'saved': True}
+        logged = self.useFixture(fixtures.FakeLogger(level='WARNING'))
+        self.node.save()
+        self.assertEqual({'saved': True}, objects.Node.get(
+            self.context, self.node.uuid).extra)
+        self.assertEqual([], self.steps())
+        self.assertIn('Could not record 1 ended step(s) of node %s'
+                      % self.node.uuid, logged.output)
 
     def test_nothing_is_recorded_while_pinned_before_0_6(self):
         self.config(pin_release_version='0.5')

@@ -24,6 +24,7 @@ LOG = log.getLogger(__name__)
 #: inserts (not a field: never sent, never compared).
 _ENDED_STEPS = '_ended_steps'
 
+
 @base.IronicStepsObjectRegistry.register
 class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.0: Initial version (before deploy steps)

@@ -12,6 +12,7 @@ from oslo_db import exception as db_exc
 from oslo_upgradecheck import upgradecheck
 
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps.db import api as db_api
 from ironic_steps.db import migration
@@ -21,7 +22,7 @@ Code = upgradecheck.Code
 Result = upgradecheck.Result
 
 #: A conductor restarted while it runs a node's steps fails that flow.
-_IN_FLIGHT = states.WORKING_STATES + states.WAIT_STATES
+_IN_FLIGHT = states.WORKING_STATES + step_kinds.WAIT_STATES
 
 
 def _needs_database(check):

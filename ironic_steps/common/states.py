@@ -39,13 +39,9 @@ ALLOCATION_STATES = (ALLOCATING, ACTIVE, ERROR)
 NOSTATE = None
 
 STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR)
-WAIT_STATES = (CLEANWAIT, DEPLOYWAIT)
 FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, ERROR)
 #: A conductor holds (or held, if it died) the node's lock in these states.
 WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING)
-
-#: An agent serves the node in these states, and may look it up.
-AGENT_STATES = (CLEANING, CLEANWAIT, DEPLOYING, DEPLOYWAIT)
 
 # Events.  API "targets" map onto these in the API layer.
 EVENT_MANAGE = 'manage'

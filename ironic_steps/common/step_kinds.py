@@ -1,12 +1,104 @@
-"""The kinds of step a driver offers: deploy steps and clean steps.
+"""The kinds of step a driver offers, and the flow that runs each kind.
 
 A step's kind names the flow that runs it (``deploy`` here is a kind of
 step, not the deploy interface).  The step decorators mark methods with a
 kind (:mod:`ironic_steps.drivers.base`, which re-exports these names for
 driver authors), the conductor plans and records steps by kind, and the
 API filters the step history by it: all import them from here, below all.
+
+What tells one flow from another (the states it runs and waits in, where
+its progress is kept in ``driver_internal_info``, its timeout option) is
+declared once, in :data:`FLOWS`: the conductor runs every flow from it,
+and a driver that needs to know which flow its step belongs to reads it
+too (:func:`running_in`), never a table of its own.  A new flow
+(servicing) is one more entry.
 """
+
+import dataclasses
+import types
+
+from ironic_steps.common import states
 
 DEPLOY = 'deploy'
 CLEAN = 'clean'
 STEP_KINDS = (DEPLOY, CLEAN)
+
+
+@dataclasses.dataclass(frozen=True)
+class Flow:
+    """One flow of steps: what distinguishes it from the others."""
+
+    kind: str
+    #: The state a node runs this flow's steps in, and the one it waits in.
+    running_state: str
+    wait_state: str
+    #: How log and error messages name the whole flow.
+    name: str
+    #: The [conductor] option: seconds a step may wait for its agent.
+    timeout_option: str
+    #: Whether an abort must wait for a step that is not abortable.
+    abort_needs_abortable_step: bool
+    #: The deploy interface's method that undoes what it prepared for the
+    #: flow, called when every step is done (None: nothing to undo).
+    tear_down: str | None = None
+
+    @property
+    def under_way(self):
+        """The states a node is in while this flow is under way."""
+        return (self.running_state, self.wait_state)
+
+    @property
+    def step_field(self):
+        """The node field that shows the running step."""
+        return '%s_step' % self.kind
+
+    @property
+    def steps_key(self):
+        """Where the plan is kept in ``driver_internal_info``."""
+        return '%s_steps' % self.kind
+
+    @property
+    def index_key(self):
+        """Where the running step's index in the plan is kept."""
+        return '%s_step_index' % self.kind
+
+    @property
+    def requested_key(self):
+        """Where the caller's own steps are kept while the flow runs, to
+        plan it again once the agent reports its steps (Ironic's
+        ``user_deploy_steps``)."""
+        return 'user_%s_steps' % self.kind
+
+    @property
+    def title(self):
+        return self.kind.capitalize()
+
+
+DEPLOY_FLOW = Flow(kind=DEPLOY, running_state=states.DEPLOYING,
+                   wait_state=states.DEPLOYWAIT, name='Deploy',
+                   timeout_option='deploy_callback_timeout',
+                   abort_needs_abortable_step=False)
+CLEAN_FLOW = Flow(kind=CLEAN, running_state=states.CLEANING,
+                  wait_state=states.CLEANWAIT, name='Cleaning',
+                  timeout_option='clean_callback_timeout',
+                  abort_needs_abortable_step=True,
+                  tear_down='tear_down_cleaning')
+
+#: Every flow, by the kind of step it runs.
+FLOWS = types.MappingProxyType({flow.kind: flow
+                                for flow in (DEPLOY_FLOW, CLEAN_FLOW)})
+
+#: The states a node waits in, for its agent or a poll, in some flow.
+WAIT_STATES = tuple(flow.wait_state for flow in FLOWS.values())
+#: An agent serves the node in these states (a flow's running and waiting
+#: states), and may look it up.
+AGENT_STATES = tuple(state for flow in FLOWS.values()
+                     for state in flow.under_way)
+
+
+def running_in(provision_state):
+    """The flow whose steps run in ``provision_state``, or None."""
+    for flow in FLOWS.values():
+        if flow.running_state == provision_state:
+            return flow
+    return None

@@ -15,6 +15,7 @@ from oslo_log import log
 
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
@@ -28,31 +29,31 @@ def start_cleaning(task, worker):
     task.start_work(states.EVENT_PROVIDE, worker, do_node_clean)
 
 
-@step_runner.flow_boundary(step_runner.CLEAN)
+@step_runner.flow_boundary(step_kinds.CLEAN_FLOW)
 def do_node_clean(task):
     """Worker: plan the automated clean steps and run them."""
-    step_runner.clear_progress(task.node, step_runner.CLEAN)
+    step_runner.clear_progress(task.node, step_kinds.CLEAN_FLOW)
     automated = _automated_clean(task.node)
     plan = steps.plan(task, base.CLEAN) if automated else []
-    step_runner.store_plan(task, step_runner.CLEAN, plan)
+    step_runner.store_plan(task, step_kinds.CLEAN_FLOW, plan)
     if automated:
         return _prepare_then_run(task)
-    return step_runner.run(task, step_runner.CLEAN)
+    return step_runner.run(task, step_kinds.CLEAN_FLOW)
 
 
 def _prepare_then_run(task):
     """Boot what runs the clean steps; run them now, or once its agent
     reports (the plan is then made again, with the agent's steps)."""
     if task.driver.deploy.prepare_cleaning(task) == states.CLEANWAIT:
-        return step_runner.wait(task, step_runner.CLEAN)
-    return step_runner.run(task, step_runner.CLEAN)
+        return step_runner.wait(task, step_kinds.CLEAN_FLOW)
+    return step_runner.run(task, step_kinds.CLEAN_FLOW)
 
 
 def replan(task):
     """The cleaning's plan made again (its agent reported its steps):
     the operator's steps for manual cleaning, else the automated ones."""
     requested = (task.node.driver_internal_info or {}).get(
-        step_runner.CLEAN.requested_key)
+        step_kinds.CLEAN_FLOW.requested_key)
     if requested is not None:
         return steps.manual_plan(task, requested)
     return steps.plan(task, base.CLEAN)
@@ -75,25 +76,25 @@ def start_manual_cleaning(task, worker, clean_steps):
     state_machine.next_state(node.provision_state, states.EVENT_CLEAN,
                              node=node.uuid)
     plan = steps.manual_plan(task, clean_steps)
-    step_runner.clear_progress(node, step_runner.CLEAN)
-    step_runner.store_plan(task, step_runner.CLEAN, plan)
-    step_runner.keep_requested(node, step_runner.CLEAN, clean_steps)
+    step_runner.clear_progress(node, step_kinds.CLEAN_FLOW)
+    step_runner.store_plan(task, step_kinds.CLEAN_FLOW, plan)
+    step_runner.keep_requested(node, step_kinds.CLEAN_FLOW, clean_steps)
     task.start_work(states.EVENT_CLEAN, worker, _run_manual,
                     target=states.MANAGEABLE)
 
 
-@step_runner.flow_boundary(step_runner.CLEAN)
+@step_runner.flow_boundary(step_kinds.CLEAN_FLOW)
 def _run_manual(task):
     return _prepare_then_run(task)
 
 
 def continue_node_clean(task, worker):
     """Resume cleaning parked in ``clean wait`` at its next step."""
-    step_runner.continue_after_wait(task, worker, step_runner.CLEAN,
+    step_runner.continue_after_wait(task, worker, step_kinds.CLEAN_FLOW,
                                     run_after_wait)
 
 
-@step_runner.flow_boundary(step_runner.CLEAN)
+@step_runner.flow_boundary(step_kinds.CLEAN_FLOW)
 def run_after_wait(task):
     """Worker: the steps after the one that waited."""
-    return step_runner.resume(task, step_runner.CLEAN)
+    return step_runner.resume(task, step_kinds.CLEAN_FLOW)

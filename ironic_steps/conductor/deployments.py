@@ -23,6 +23,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.common import x_steps
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
@@ -70,15 +71,15 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None,
     if rebuild:
         node_updates.check_not_protected(node, 'rebuilt')
     validate(task)
-    step_runner.clear_progress(node, step_runner.DEPLOY)
+    step_runner.clear_progress(node, step_kinds.DEPLOY_FLOW)
     _store_configdrive(node, configdrive)
     if uses_deploy_steps(task):
         plan = steps.raise_problems(task, merge(task, deploy_steps))
         if not plan:
             raise exception.NoStepsFound(kind='deploy', node=node.uuid)
-        step_runner.store_plan(task, step_runner.DEPLOY, plan)
+        step_runner.store_plan(task, step_kinds.DEPLOY_FLOW, plan)
         if deploy_steps:
-            step_runner.keep_requested(node, step_runner.DEPLOY,
+            step_runner.keep_requested(node, step_kinds.DEPLOY_FLOW,
                                        deploy_steps)
     elif deploy_steps:
         raise exception.InvalidParameterValue(
@@ -118,7 +119,7 @@ def replan(task):
     """The deploy's plan made again (its agent reported its steps), from
     the same requests: the node's templates and the caller's steps."""
     requested = (task.node.driver_internal_info or {}).get(
-        step_runner.DEPLOY.requested_key)
+        step_kinds.DEPLOY_FLOW.requested_key)
     return steps.raise_problems(task, merge(task, requested))
 
 
@@ -220,8 +221,8 @@ def resume_point(node):
         raise exception.NothingToResume(
             node=node.uuid, reason='it is %s, not %s' % (
                 node.provision_state, states.DEPLOYFAIL))
-    plan = step_runner.load_plan(node, step_runner.DEPLOY)
-    failed = step_runner.current_index(node, step_runner.DEPLOY)
+    plan = step_runner.load_plan(node, step_kinds.DEPLOY_FLOW)
+    failed = step_runner.current_index(node, step_kinds.DEPLOY_FLOW)
     if not plan or failed is None or not 0 <= failed < len(plan):
         raise exception.NothingToResume(
             node=node.uuid, reason='it failed before running a deploy step, '
@@ -245,35 +246,35 @@ def start_resume(task, worker):
     task.hand_over(worker, _run_resumed, point.start)
 
 
-@step_runner.flow_boundary(step_runner.DEPLOY)
+@step_runner.flow_boundary(step_kinds.DEPLOY_FLOW)
 def _run_resumed(task, start_index):
-    return step_runner.run(task, step_runner.DEPLOY, start_index=start_index)
+    return step_runner.run(task, step_kinds.DEPLOY_FLOW, start_index=start_index)
 
 
-@step_runner.flow_boundary(step_runner.DEPLOY)
+@step_runner.flow_boundary(step_kinds.DEPLOY_FLOW)
 def do_node_deploy(task):
     """Worker: run the planned deploy steps (or deploy the old way)."""
-    if not step_runner.has_plan(task.node, step_runner.DEPLOY):
+    if not step_runner.has_plan(task.node, step_kinds.DEPLOY_FLOW):
         return _legacy_result(task, task.driver.deploy.deploy)
-    return step_runner.run(task, step_runner.DEPLOY)
+    return step_runner.run(task, step_kinds.DEPLOY_FLOW)
 
 
 def continue_node_deploy(task, worker):
     """Resume a deploy parked in ``wait call-back`` at its next step."""
-    step_runner.continue_after_wait(task, worker, step_runner.DEPLOY,
+    step_runner.continue_after_wait(task, worker, step_kinds.DEPLOY_FLOW,
                                     run_after_wait)
 
 
-@step_runner.flow_boundary(step_runner.DEPLOY)
+@step_runner.flow_boundary(step_kinds.DEPLOY_FLOW)
 def run_after_wait(task):
     """Worker: the steps after the one that waited."""
-    if not step_runner.has_plan(task.node, step_runner.DEPLOY):
+    if not step_runner.has_plan(task.node, step_kinds.DEPLOY_FLOW):
         # Started the old way (by an older conductor, or a legacy
         # interface): it finishes the old way, which records nothing
         # before it runs, so save the move out of the wait first.
         task.node.save()
         return _legacy_result(task, task.driver.deploy.continue_deploy)
-    return step_runner.resume(task, step_runner.DEPLOY)
+    return step_runner.resume(task, step_kinds.DEPLOY_FLOW)
 
 
 def _warn_legacy_once(interface):
@@ -297,11 +298,11 @@ def _legacy_result(task, call):
     _warn_legacy_once(task.driver.deploy)
     result = call(task)
     if result is None:
-        return step_runner.finish(task, step_runner.DEPLOY)
+        return step_runner.finish(task, step_kinds.DEPLOY_FLOW)
     if result == states.DEPLOYWAIT:
-        return step_runner.wait(task, step_runner.DEPLOY)
+        return step_runner.wait(task, step_kinds.DEPLOY_FLOW)
     return step_runner.fail(
-        task, step_runner.DEPLOY,
+        task, step_kinds.DEPLOY_FLOW,
         'Legacy deploy of node %s returned %r; expected None or %r' % (
             task.node.uuid, result, states.DEPLOYWAIT))
 
@@ -324,7 +325,7 @@ def do_node_tear_down(task):
         task.process_event(states.EVENT_FAIL)
         task.save_and_release()
         return step_runner.Outcome.FAILED
-    step_runner.clear_progress(node, step_runner.DEPLOY)
+    step_runner.clear_progress(node, step_kinds.DEPLOY_FLOW)
     node.instance_info = {}
     node.instance_uuid = None
     # Before the node moves on: whoever sees it cleaning or available

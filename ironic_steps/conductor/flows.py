@@ -12,16 +12,15 @@ import dataclasses
 import types
 import typing
 
-from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
-from ironic_steps.conductor import step_runner
 from ironic_steps.conf import CONF
 
 
 @dataclasses.dataclass(frozen=True)
 class WaitingFlow:
-    flow: step_runner.Flow
+    flow: step_kinds.Flow
     #: ``resume(task, worker)``: go on with the step after the one waiting.
     resume: typing.Callable
     #: ``run_rest(task)``: the same, in the worker already running, once
@@ -38,18 +37,14 @@ class WaitingFlow:
 
 
 BY_WAIT_STATE = types.MappingProxyType({
-    states.DEPLOYWAIT: WaitingFlow(step_runner.DEPLOY,
-                                   deployments.continue_node_deploy,
-                                   deployments.run_after_wait,
-                                   deployments.replan),
-    states.CLEANWAIT: WaitingFlow(step_runner.CLEAN,
-                                  cleaning.continue_node_clean,
-                                  cleaning.run_after_wait,
-                                  cleaning.replan),
-})
+    waiting.flow.wait_state: waiting for waiting in (
+        WaitingFlow(step_kinds.DEPLOY_FLOW, deployments.continue_node_deploy,
+                    deployments.run_after_wait, deployments.replan),
+        WaitingFlow(step_kinds.CLEAN_FLOW, cleaning.continue_node_clean,
+                    cleaning.run_after_wait, cleaning.replan))})
 
 
 def replan(task, flow):
-    """The plan of ``flow`` (a step_runner.Flow) on ``task.node``, made
+    """The plan of ``flow`` (a step_kinds.Flow) on ``task.node``, made
     again with what its agent reported."""
     return BY_WAIT_STATE[flow.wait_state].replan(task)

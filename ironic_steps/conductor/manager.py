@@ -19,6 +19,7 @@ import oslo_messaging as messaging
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import agent_heartbeat
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import allocations
@@ -506,7 +507,7 @@ class ConductorManager:
         :returns: the token, or its mask once it was handed out.
         """
         node = objects.Node.get_row(context, node_id)
-        if node.provision_state not in states.AGENT_STATES:
+        if node.provision_state not in step_kinds.AGENT_STATES:
             raise exception.NodeNotFound(node=node_id)
         token, info = agent_tokens.hand_out(node.driver_internal_info)
         if info is not None and not self._dbapi.update_node_if_unchanged(
@@ -538,7 +539,7 @@ class ConductorManager:
                                      purpose='heartbeat')
             except exception.NodeLocked:
                 if objects.Node.get_row(context, node_id).provision_state in (
-                        states.WAIT_STATES):
+                        step_kinds.WAIT_STATES):
                     raise
                 LOG.debug('Heartbeat from busy node %s: nothing to resume',
                           node_id)

@@ -20,12 +20,13 @@ It never saves a node: the caller does, once the checks passed.
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
 
 INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
 #: Driver and interfaces cannot change under a running or waiting flow.
-_BUSY_STATES = states.WORKING_STATES + states.WAIT_STATES
+_BUSY_STATES = states.WORKING_STATES + step_kinds.WAIT_STATES
 #: Where a node may be made protected (Ironic also allows rescue).
 _PROTECTABLE_STATES = (states.ACTIVE,)
 #: Where a node may not be made retired: it would be handed out next.

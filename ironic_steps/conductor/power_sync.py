@@ -14,11 +14,12 @@ interface only records what it was told (fake hardware): there is nothing
 to read.
 """
 
+from concurrent import futures
+
 from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
-from ironic_steps.common import thread_pool
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
@@ -64,8 +65,9 @@ class PowerStateSync:
                 and self._owns(row.uuid, row.driver)]
         if not rows:
             return 0
-        with thread_pool.ThreadPool(
-                CONF.conductor.sync_power_state_workers) as pool:
+        with futures.ThreadPoolExecutor(
+                CONF.conductor.sync_power_state_workers,
+                thread_name_prefix='power-sync') as pool:
             return sum(pool.map(lambda row: self._sync(context, row), rows))
 
     def _sync(self, context, row):

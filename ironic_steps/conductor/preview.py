@@ -32,6 +32,7 @@ The *preview* shape (the API's answer; step arguments are masked there)::
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
@@ -152,7 +153,7 @@ def resume_view(node):
         point = deployments.resume_point(node)
     except exception.NothingToResume as exc:
         return {'available': False, 'reason': str(exc)}
-    plan = step_runner.load_plan(node, step_runner.DEPLOY)
+    plan = step_runner.load_plan(node, step_kinds.DEPLOY_FLOW)
     return {'available': True, 'reason': point.reason,
             'failed_step': _position(plan, point.failed),
             'start_step': _position(plan, point.start),

@@ -1,7 +1,8 @@
 """Run a plan of steps on a node, one at a time, recording progress.
 
-The runner is the same for every kind of step; a :class:`Flow` names what
-differs (node field, bookkeeping keys, wait state).  Each step goes through
+The runner is the same for every kind of step; a flow
+(:class:`ironic_steps.common.step_kinds.Flow`) names what differs (node
+field, bookkeeping keys, wait state).  Each step goes through
 three small pieces:
 
 1. :func:`_record_current` saves ``node.<kind>_step`` and
@@ -29,7 +30,6 @@ it, or when the conductor's periodic check finds it passed
 (:func:`overdue`).  ``last_error`` names the step and its limit.
 """
 
-import dataclasses
 import datetime
 import enum
 import functools
@@ -46,59 +46,6 @@ from ironic_steps.conductor import steps as steps_mod
 from ironic_steps.drivers import base
 
 LOG = log.getLogger(__name__)
-
-
-@dataclasses.dataclass(frozen=True)
-class Flow:
-    """What distinguishes running deploy steps from running clean steps."""
-
-    kind: str
-    #: The state a node runs this flow's steps in, and the one it waits in.
-    running_state: str
-    wait_state: str
-    #: How log and error messages name the whole flow.
-    name: str
-    #: The [conductor] option: seconds a step may wait for its agent.
-    timeout_option: str
-    #: Whether an abort must wait for a step that is not abortable.
-    abort_needs_abortable_step: bool
-    #: The deploy interface's method that undoes what it prepared for the
-    #: flow, called when every step is done (None: nothing to undo).
-    tear_down: str | None = None
-
-    @property
-    def step_field(self):
-        return '%s_step' % self.kind
-
-    @property
-    def steps_key(self):
-        return '%s_steps' % self.kind
-
-    @property
-    def index_key(self):
-        return '%s_step_index' % self.kind
-
-    @property
-    def requested_key(self):
-        """Where the caller's own steps are kept while the flow runs, to
-        plan it again once the agent reports its steps (Ironic's
-        ``user_deploy_steps``)."""
-        return 'user_%s_steps' % self.kind
-
-    @property
-    def title(self):
-        return self.kind.capitalize()
-
-
-DEPLOY = Flow(kind=base.DEPLOY, running_state=states.DEPLOYING,
-              wait_state=states.DEPLOYWAIT, name='Deploy',
-              timeout_option='deploy_callback_timeout',
-              abort_needs_abortable_step=False)
-CLEAN = Flow(kind=base.CLEAN, running_state=states.CLEANING,
-             wait_state=states.CLEANWAIT, name='Cleaning',
-             timeout_option='clean_callback_timeout',
-             abort_needs_abortable_step=True,
-             tear_down='tear_down_cleaning')
 
 
 class Outcome(enum.Enum):
@@ -147,7 +94,7 @@ def store_plan(task, flow, plan):
 
 def keep_requested(node, flow, requested_steps):
     """Keep the caller's steps while the flow runs (see
-    :attr:`Flow.requested_key`); saved with the node's next save."""
+    :attr:`step_kinds.Flow.requested_key`); saved with the node's next save."""
     node.driver_internal_info = {**(node.driver_internal_info or {}),
                                  flow.requested_key: requested_steps}
 

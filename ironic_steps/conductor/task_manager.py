@@ -169,6 +169,25 @@ class TaskManager:
                 self.context, filters={'node_uuid': self.node.uuid})
         return self._ports
 
+    # The node's cached BIOS settings, handed to its BIOS interface (see
+    # ironic_steps.drivers.bios, which drivers call): drivers do not
+    # import objects.
+
+    def cached_bios_settings(self):
+        """The node's cached BIOS settings, ``{name: value}``."""
+        return {setting.name: setting.value for setting in
+                objects.BIOSSetting.list_by_node(self.context,
+                                                 self.node.id)}
+
+    def replace_bios_settings(self, settings):
+        """Make ``settings`` (a settings map) the node's cached BIOS
+        settings, in one transaction, written at once.
+
+        :raises NotInPinnedRelease: while pinned to a release without
+            the cache.
+        """
+        objects.BIOSSetting.replace_all(self.context, self.node.id, settings)
+
     def _stop_work_of(self, stale):
         """The lock was taken from ``stale``, whose lease in the lock
         service ran out: the flow it was running is gone (or will be

@@ -5,16 +5,17 @@ pool is full the request is refused with NoFreeConductorWorker and nothing
 needs undoing; work that was admitted never waits in an unbounded queue.
 """
 
+from concurrent import futures
 import threading
 
 from ironic_steps.common import exception
-from ironic_steps.common import thread_pool
 
 
 class WorkerPool:
 
     def __init__(self, size):
-        self._executor = thread_pool.ThreadPool(size)
+        self._executor = futures.ThreadPoolExecutor(
+            size, thread_name_prefix='conductor-worker')
         self._free = threading.BoundedSemaphore(size)
 
     def reserve(self):

@@ -52,6 +52,8 @@ from ironic_steps.drivers.flow_helpers import poll_step  # noqa
 from ironic_steps.drivers.flow_helpers import POLLING_KEY  # noqa
 from ironic_steps.drivers.flow_helpers import PROGRESS_KEY  # noqa
 from ironic_steps.drivers.flow_helpers import report_progress  # noqa
+from ironic_steps.drivers.flow_helpers import running_flow  # noqa
+from ironic_steps.drivers.flow_helpers import running_step_index  # noqa
 from ironic_steps.drivers.flow_helpers import update_poll  # noqa
 from ironic_steps.drivers.flow_helpers import wait_for_agent  # noqa
 

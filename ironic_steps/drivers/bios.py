@@ -17,9 +17,10 @@ The cache then holds exactly what was handed over: a *settings map*
 replacing what it held before in one transaction.
 
 This module is the one door from drivers to the cache (drivers touch
-neither objects nor the database API themselves), so that how the cache
-is stored, and what a rolling upgrade allows, can change without them.
-It never talks to hardware.
+neither objects nor the database API themselves: the conductor's task
+reads and writes it for them), so that how the cache is stored, and what
+a rolling upgrade allows, can change without them.  It never talks to
+hardware.
 """
 
 import typing
@@ -27,15 +28,13 @@ import typing
 from oslo_log import log
 
 from ironic_steps.common import exception
-from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
 
 def cached_settings(task) -> dict[str, typing.Optional[str]]:
     """The node's cached BIOS settings, ``{name: value}`` ({} if none)."""
-    return {setting.name: setting.value for setting in
-            objects.BIOSSetting.list_by_node(task.context, task.node.id)}
+    return task.cached_bios_settings()
 
 
 def cache_settings(task, settings: typing.Mapping[str, object]) -> bool:
@@ -54,7 +53,7 @@ def cache_settings(task, settings: typing.Mapping[str, object]) -> bool:
         written); the message never quotes a value.
     """
     try:
-        objects.BIOSSetting.replace_all(task.context, task.node.id, settings)
+        task.replace_bios_settings(settings)
     except exception.NotInPinnedRelease as exc:
         LOG.debug('BIOS settings of node %s not cached: %s', task.node.uuid,
                   exc)

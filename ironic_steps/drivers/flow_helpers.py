@@ -13,16 +13,13 @@ import json
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
-from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 
 
 #: Where a step that waits to be polled is described, in the node's
 #: ``driver_internal_info`` (see :func:`poll_step`).
 POLLING_KEY = 'step_polling'
-#: The state a node waits in after a step of the flow it runs.
-_WAIT_STATE_AFTER = {states.DEPLOYING: states.DEPLOYWAIT,
-                     states.CLEANING: states.CLEANWAIT}
 #: Where a deploy interface keeps the agent command a waiting in-band step
 #: runs, in ``driver_internal_info``; forgotten when the step stops waiting.
 AGENT_COMMAND_KEY = 'agent_command'
@@ -42,13 +39,33 @@ def wait_for_agent(task):
     :returns: the wait state of the running flow.
     :raises InvalidStep: when not called from a running step.
     """
-    wait_state = _WAIT_STATE_AFTER.get(task.node.provision_state)
-    if wait_state is None:
+    return running_flow(task, 'wait_for_agent').wait_state
+
+
+def running_flow(task, caller):
+    """The flow (:class:`~ironic_steps.common.step_kinds.Flow`) whose step
+    runs on ``task.node``: its kind, its wait state, where its progress is
+    kept.
+
+    :param caller: what needs to know, named in the error.
+    :raises InvalidStep: when no step runs on the node.
+    """
+    node = task.node
+    flow = step_kinds.running_in(node.provision_state)
+    if flow is None:
         raise exception.InvalidStep(
-            reason='wait_for_agent called on node %s in state %s, not from '
-                   'a running deploy or clean step' % (
-                       task.node.uuid, task.node.provision_state))
-    return wait_state
+            reason='%s called on node %s in state %s, not from a running '
+                   '%s step' % (caller, node.uuid, node.provision_state,
+                                ' or '.join(step_kinds.FLOWS)))
+    return flow
+
+
+def running_step_index(task, caller):
+    """``(kind, index)`` of the step running on ``task.node`` (see
+    :func:`running_flow`)."""
+    flow = running_flow(task, caller)
+    return flow.kind, (task.node.driver_internal_info or {}).get(
+        flow.index_key)
 
 
 def poll_step(task, check, timeout=None, **kwargs):
@@ -78,15 +95,10 @@ def poll_step(task, check, timeout=None, **kwargs):
         is not a method of the node's interfaces.
     """
     node = task.node
-    wait_state = _WAIT_STATE_AFTER.get(node.provision_state)
+    wait_state = running_flow(
+        task, 'poll_step(%s)' % getattr(check, '__name__', check)).wait_state
     owner = getattr(check, '__self__', None)
     interface_type = getattr(owner, 'interface_type', None)
-    if wait_state is None:
-        raise exception.InvalidStep(
-            reason='poll_step(%s) called on node %s in state %s, not from '
-                   'a running deploy or clean step' % (
-                       getattr(check, '__name__', check), node.uuid,
-                       node.provision_state))
     if (interface_type is None
             or getattr(task.driver, interface_type, None) is not owner):
         raise exception.InvalidStep(

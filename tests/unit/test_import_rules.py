@@ -112,9 +112,6 @@ EXCEPTIONS = {
     ('api.controllers.node_resources', 'drivers.driver_factory'): (
         'a VIF request loads the node\'s network interface in the API to ask '
         'whether it records VIFs'),
-    ('drivers.bios', 'objects'): (
-        'the BIOS settings cache is read and replaced through '
-        'objects.BIOSSetting; the conductor should hand it over'),
     ('drivers.modules.fake_agent', 'conductor.rpcapi'): (
         'the fake agent heartbeats through the conductor\'s RPC client '
         '(imported in a function); its owner is reworking it'),

@@ -29,7 +29,7 @@ from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import masking
-from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps import objects
 
@@ -62,7 +62,7 @@ def lookup():
     else:
         node_uuid = _node_with_addresses(args.get('addresses'))
     node = objects.Node.get_row(flask.g.context, node_uuid)
-    if node.provision_state not in states.AGENT_STATES:
+    if node.provision_state not in step_kinds.AGENT_STATES:
         raise exception.NodeNotFound(node=node_uuid)
     config = {
         'heartbeat_timeout': CONF.api.ramdisk_heartbeat_timeout,

@@ -78,6 +78,15 @@ def _count_boot(task):
               (task.node.driver_internal_info or {}).get(BOOTS_KEY, 0) + 1)
 
 
+def _the_agent_finishes(task, label):
+    """The running step waits; the fake agent heartbeats once the node
+    is parked (its lock released)."""
+    kind, index = base.running_step_index(task, label)
+    task.call_after_release(fake_agent.get_agent().expect_heartbeat,
+                            task.node.uuid, index, kind)
+    return base.wait_for_agent(task)
+
+
 class FakePower(base.PowerInterface):
     """Power that obeys at once; soft power off and soft reboot included."""
 
@@ -171,10 +180,7 @@ class FakeDeploy(base.DeployInterface):
     def write_image(self, task):
         """Ask the agent to write the image; it heartbeats when done."""
         _simulate(task, 'deploy.write_image')
-        task.call_after_release(
-            fake_agent.get_agent().expect_heartbeat, task.node.uuid,
-            task.node.driver_internal_info.get('deploy_step_index'))
-        return states.DEPLOYWAIT
+        return _the_agent_finishes(task, 'deploy.write_image')
 
     def adopt_waiting(self, node_uuid, kind, step_index):
         # The fake agent lives in the conductor's process: the node's new
@@ -201,11 +207,7 @@ class FakeDeploy(base.DeployInterface):
                 err='passes must be a positive integer, got %r' % (passes,))
         _simulate(task, 'deploy.erase_devices')
         _remember(task, 'fake_erase_passes', passes)
-        task.call_after_release(
-            fake_agent.get_agent().expect_heartbeat, task.node.uuid,
-            task.node.driver_internal_info.get('clean_step_index'),
-            base.CLEAN)
-        return states.CLEANWAIT
+        return _the_agent_finishes(task, 'deploy.erase_devices')
 
 
 class FakeLegacyDeploy(base.DeployInterface):

@@ -15,6 +15,7 @@ heartbeats periodically.  One timer thread serves every node, so thousands
 of waiting nodes cost one thread plus a few senders.
 """
 
+from concurrent import futures
 import heapq
 import itertools
 import threading
@@ -25,8 +26,7 @@ from oslo_log import log
 import oslo_messaging as messaging
 
 from ironic_steps.common import exception
-from ironic_steps.common import states
-from ironic_steps.common import thread_pool
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 
 LOG = log.getLogger(__name__)
@@ -78,21 +78,17 @@ def _token_on_the_node(node_uuid):
 
 PARKED, BUSY, MOVED_ON = 'parked', 'busy', 'moved on'
 
-#: Per kind of step: the states of its flow, running then waiting.
-_FLOW_STATES = {'deploy': (states.DEPLOYING, states.DEPLOYWAIT),
-                'clean': (states.CLEANING, states.CLEANWAIT)}
-
 
 def _stage(node_uuid, kind, step_index):
     """Where the flow stands relative to the step that waits for us."""
     from ironic_steps.common import context
     from ironic_steps import objects
     node = objects.Node.get_row(context.get_admin_context(), node_uuid)
-    running, waiting = _FLOW_STATES[kind]
-    if ((node.driver_internal_info or {}).get('%s_step_index' % kind)
-            != step_index or node.provision_state not in (running, waiting)):
+    flow = step_kinds.FLOWS[kind]
+    if ((node.driver_internal_info or {}).get(flow.index_key) != step_index
+            or node.provision_state not in flow.under_way):
         return MOVED_ON
-    if node.provision_state == waiting and not node.reservation:
+    if node.provision_state == flow.wait_state and not node.reservation:
         return PARKED
     return BUSY
 
@@ -109,7 +105,8 @@ class FakeAgent:
         self._thread = None
         self._stopped = False
         self._serving = set()   # jobs due or being sent
-        self._senders = thread_pool.ThreadPool(4)
+        self._senders = futures.ThreadPoolExecutor(
+            4, thread_name_prefix='fake-agent-sender')
 
     def expect_heartbeat(self, node_uuid, step_index, kind='deploy'):
         """Heartbeat until the flow of ``node_uuid`` passes a step.

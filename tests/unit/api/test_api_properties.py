@@ -21,11 +21,13 @@ sent:
 * no answer and no log line holds a secret of a node or a template.
 
 Runs are deterministic (``derandomize``) and bounded (``max_examples``
-per property), to fit the suite's time budget.
+per property), to fit the suite's time budget; the quick tier runs fewer
+(:data:`EXAMPLES`).
 """
 
 import json
 import logging
+import os
 import re
 import urllib.parse
 
@@ -61,14 +63,21 @@ TEMPLATE_STEPS = [
     {'interface': 'bios', 'step': 'apply_configuration', 'priority': 5,
      'args': {'settings': [{'name': 'a', 'value': 'b'}]}}]
 
-SETTINGS = settings(max_examples=1500, deadline=None, derandomize=True,
+#: Examples per property in a full run; a quick run (``tools/run-tests
+#: --quick``) asks for fewer in ``IRONIC_STEPS_PROPERTY_EXAMPLES``.
+FULL_EXAMPLES = 1500
+EXAMPLES = int(os.environ.get('IRONIC_STEPS_PROPERTY_EXAMPLES')
+               or FULL_EXAMPLES)
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                     database=None, suppress_health_check=list(HealthCheck))
 
 
 def fewer(examples):
     """SETTINGS with fewer examples, for a property whose requests are
-    also among those of the every-route properties (the time budget)."""
-    return settings(SETTINGS, max_examples=examples)
+    also among those of the every-route properties (the time budget):
+    ``examples`` in a full run, as many fewer in a quick one."""
+    return settings(SETTINGS, max_examples=max(
+        1, examples * EXAMPLES // FULL_EXAMPLES))
 
 
 # --- strategies -----------------------------------------------------------------

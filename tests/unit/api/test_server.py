@@ -273,7 +273,6 @@ class LaneTest(ServedMixin, base.ApiTestCase):
         self.node = self.api_create(name='short')['uuid']
         self.page_started = threading.Event()
         self.page_may_end = threading.Event()
-        self.addCleanup(self.page_may_end.set)
 
     def gated(self, environ, start_response):
         """The application, with every port list held until released: a
@@ -284,6 +283,9 @@ class LaneTest(ServedMixin, base.ApiTestCase):
         return self.app(environ, start_response)
 
     def start_page(self, served):
+        # Released before the server stops (cleanups run last first): a
+        # server stopping waits for the requests it runs.
+        self.addCleanup(self.page_may_end.set)
         sock = self.connect(served)
         sock.sendall(b'GET /v1/ports HTTP/1.1\r\nConnection: close\r\n\r\n')
         self.assertTrue(self.page_started.wait(10))

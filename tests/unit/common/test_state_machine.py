@@ -6,6 +6,7 @@ from oslotest import base as oslotest_base
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states as s
+from ironic_steps.common import step_kinds
 from ironic_steps.db.sqlalchemy import models
 
 
@@ -111,7 +112,7 @@ class InvariantTest(oslotest_base.BaseTestCase):
 
     def test_every_provision_state_is_in_the_machine(self):
         provision_states = set(s.STABLE_STATES + s.WORKING_STATES
-                               + s.WAIT_STATES + s.FAILURE_STATES)
+                               + step_kinds.WAIT_STATES + s.FAILURE_STATES)
         self.assertEqual(provision_states,
                          set(state_machine.MACHINE.states))
 

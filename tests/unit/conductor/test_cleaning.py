@@ -10,6 +10,7 @@ from oslo_utils import timeutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import flows
 from ironic_steps import objects
 from tests import base
@@ -153,7 +154,7 @@ class AbortDeployTest(base.ConductorTestCase):
 class WaitingFlowTableTest(base.ConductorTestCase):
 
     def test_every_wait_state_has_a_flow(self):
-        self.assertEqual(set(states.WAIT_STATES), set(flows.BY_WAIT_STATE))
+        self.assertEqual(set(step_kinds.WAIT_STATES), set(flows.BY_WAIT_STATE))
         for state, waiting in flows.BY_WAIT_STATE.items():
             self.assertEqual(state, waiting.flow.wait_state)
 

@@ -7,6 +7,12 @@ heartbeat without credentials.  Operators override any rule in
 ``[oslo_policy] policy_file``; ``oslopolicy-sample-generator --namespace
 ironic-steps`` lists them all (see :func:`list_rules`).
 
+Who may run one step is the operator's to say, with a rule
+``baremetal:step:execute:<interface>.<step>`` in the policy file
+(:func:`authorize_steps`), as in Ironic 39: checked for the caller's deploy
+and clean steps, and for the steps of a deploy template as its author
+writes them.
+
 Where the roles come from is :mod:`ironic_steps.api.auth`'s business.
 """
 
@@ -15,6 +21,7 @@ import threading
 from oslo_policy import policy
 
 from ironic_steps.api import errors
+from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 
 # Written out in roles rather than through alias rules: each level of
@@ -237,6 +244,50 @@ def reset():
     with _enforcer_lock:
         _enforcer = None
         _granted.clear()
+
+
+#: The rule an operator may write, in the policy file, to say who may run
+#: one step (``interface.step``), as in Ironic 39.  There is no default:
+#: without the rule, whoever may make the request may run the step.
+STEP_RULE = 'baremetal:step:execute:%s'
+#: The first release that checks step rules (older API services do not).
+STEP_RULES_SINCE = '0.9'
+
+
+def authorize_steps(context, steps, node=None):
+    """Check the step rules the policy file has for ``steps``.
+
+    :param steps: step dicts as a request gives them (the caller's deploy
+        or clean steps, a deploy template's); what is not a well-formed
+        step is left to the planner, which refuses it (400).
+    :param node: a callable returning the node the steps would run on:
+        read only when some rule applies, so that a rule may compare
+        ``node.owner`` and ``node.lessee`` with the caller's project.
+    :raises Forbidden: naming the rule (and so the step) of the first
+        step the caller may not run.
+    """
+    if release_mappings.pinned_before(CONF, STEP_RULES_SINCE):
+        return
+    enforcer = get_enforcer()
+    if not enforcer.use_conf:
+        return   # no policy file: only the rules in code, none per step
+    enforcer.load_rules()
+    rules = [STEP_RULE % '%s.%s' % (step['interface'], step['step'])
+             for step in steps if isinstance(step, dict)
+             and isinstance(step.get('interface'), str)
+             and isinstance(step.get('step'), str)]
+    rules = [rule for rule in rules if rule in enforcer.rules]
+    if not rules:
+        return
+    target = dict(context.to_policy_values())
+    if node is not None:
+        row = node()
+        target.update({'node.owner': row.owner, 'node.lessee': row.lessee})
+    for rule in rules:
+        # enforce(), not authorize(): these rules exist only in the file.
+        enforcer.enforce(rule, target, context, do_raise=True,
+                         exc=errors.Forbidden, policy=rule,
+                         roles=', '.join(context.roles) or '(none)')
 
 
 def authorize(rule, context, target=None):

@@ -90,7 +90,23 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
+    # The real agent: the direct deploy interface, in-band steps reported
+    # by ironic-python-agent, config drives, cleaning with the agent
+    # (RPC 1.4: lookup and heartbeat carry what the agent says).
     ('0.8', {
+        'api': '1.69',
+        'rpc': '1.4',
+        'objects': {'Node': ['1.3'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.0'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
+    }),
+    # Who may run which step: [api] disallow_deploy_steps and
+    # disallow_clean_steps, the per-step policy
+    # baremetal:step:execute:<interface>.<step>.  Nothing a service sends
+    # changes.
+    ('0.9', {
         'api': '1.69',
         'rpc': '1.4',
         'objects': {'Node': ['1.3'], 'DeployTemplate': ['1.0'],

@@ -55,6 +55,7 @@ import typing
 from ironic_steps.common import exception
 from ironic_steps.common import x_steps
 from ironic_steps.conductor import agent_steps
+from ironic_steps.conductor import step_governance
 from ironic_steps.drivers import base
 
 #: Tie-breaks between interfaces, per kind.  Deploying prepares the machine
@@ -371,12 +372,15 @@ def _requested(offered_step, raw):
         timeout=raw.get('timeout', offered_step.timeout))
 
 
-def _apply(requests, offered, kind, problems, deferred=None):
+def _apply(requests, offered, kind, problems, deferred=None,
+           forbidden=frozenset()):
     """Override ``offered`` (by (interface, step)) with ``requests``.
 
     :param deferred: a list to put requested steps nobody offers in,
         rather than refusing them: the node's agent has not reported its
         steps yet, and may offer them; None refuses them.
+    :param forbidden: labels of steps no request may enable
+        (:mod:`step_governance`).
     :returns: the merged steps by key, and the keys some request named
         -> (the source that named them last, its origin).
     """
@@ -391,6 +395,7 @@ def _apply(requests, offered, kind, problems, deferred=None):
                 if key in seen:
                     problem = '%s is asked for twice' % _label(raw)
                 seen.add(key)
+            problem = problem or _forbidden_problem(raw, kind, forbidden)
             if (problem is None and deferred is not None
                     and key not in offered):
                 deferred.append((raw, request.origin(index)))
@@ -403,6 +408,12 @@ def _apply(requests, offered, kind, problems, deferred=None):
             merged[key] = _requested(offered[key], raw)
             requested[key] = (request.source, request.origin(index))
     return merged, requested
+
+
+def _forbidden_problem(raw, kind, forbidden):
+    if _label(raw) in forbidden and raw.get('priority') != 0:
+        return step_governance.refusal(kind, _label(raw))
+    return None
 
 
 def _request_conflicts(enabled, requested, kind):
@@ -478,8 +489,11 @@ def merge(task, kind, requests=()):
                for step in collect(task, kind)}
     problems = []
     deferred = [] if _agent_steps_unknown(task, kind) else None
-    merged, requested = _apply(requests, offered, kind, problems, deferred)
-    enabled = [step for step in merged.values() if step.priority > 0]
+    forbidden = step_governance.disallowed(kind)
+    merged, requested = _apply(requests, offered, kind, problems, deferred,
+                               forbidden)
+    enabled = [step for step in merged.values()
+               if step.priority > 0 and step.label not in forbidden]
     for step in enabled:
         source, _origin = requested.get((step.interface, step.name),
                                         (None, None))
@@ -498,8 +512,10 @@ def merge(task, kind, requests=()):
         conflict = exc
     origins = {key: origin for key, (_source, origin) in requested.items()}
     disabled = [(step, origins.get(key, DRIVER),
-                 _why_disabled(step, origins.get(key, DRIVER)))
-                for key, step in merged.items() if step.priority == 0]
+                 _why_disabled(step, origins.get(key, DRIVER))
+                 if step.priority == 0 else step_governance.why_left_out(kind))
+                for key, step in merged.items()
+                if step.priority == 0 or step.label in forbidden]
     return Merge(kind=kind, steps=order(enabled, kind), origins=origins,
                  disabled=_in_interface_order(disabled, kind),
                  problems=problems, driver_conflict=conflict,
@@ -561,9 +577,11 @@ def manual_merge(task, requested_steps):
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
     unknown = _agent_steps_unknown(task, kind)
+    forbidden = step_governance.disallowed(kind)
     problems, chosen, deferred = [], [], []
     for raw in requested_steps:
         problem = _shape_problem(raw, kind)
+        problem = problem or _forbidden_problem(raw, kind, forbidden)
         if (problem is None and unknown
                 and (raw['interface'], raw['step']) not in offered):
             deferred.append((raw, 'user'))

@@ -109,6 +109,20 @@ opts = [
     cfg.StrOpt('public_endpoint',
                help='Public URL of this API, used in links; by default the '
                     'URL the request came in on.'),
+    cfg.ListOpt('disallow_deploy_steps',
+                default=['vendor.send_raw'], mutable=True,
+                help='Deploy steps (interface.step) no deploy may run '
+                     '(Ironic\'s name). A deploy whose caller or deploy '
+                     'template asks for one is refused (400, naming it); '
+                     'a driver\'s step that would run by default is left '
+                     'out of the plan (a preview says why). Applied from '
+                     'release 0.9 on (not while pinned to an older one).'),
+    cfg.ListOpt('disallow_clean_steps',
+                default=['vendor.send_raw'], mutable=True,
+                help='Clean steps (interface.step) no cleaning may run '
+                     '(Ironic\'s name): manual cleaning asking for one is '
+                     'refused (400, naming it); automated cleaning leaves '
+                     'it out. Applied from release 0.9 on.'),
 ]
 
 

@@ -104,6 +104,7 @@ def create():
     policy.authorize('baremetal:deploy_template:create', context)
     values = template_schema.SCHEMA.check_create(
         body.json_body(), version, 'deploy template')
+    policy.authorize_steps(context, values.get('steps') or ())
     if values.get('uuid') is None:
         values.pop('uuid', None)
     template = objects.DeployTemplate(context, **values)
@@ -122,6 +123,8 @@ def update(ident):
     template = _get(context, ident)
     if patching.apply_changes(template, patch, template_schema.SCHEMA,
                               version, template_schema.empty):
+        # Its author is the one who says what it runs from now on.
+        policy.authorize_steps(context, template.steps or ())
         template.save()
     return responses.json_response(_VIEW.body(template, version))
 

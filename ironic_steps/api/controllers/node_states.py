@@ -172,6 +172,10 @@ def set_provision_state(ident):
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
+    requested = extras.get('deploy_steps') or extras.get('clean_steps')
+    if isinstance(requested, list):
+        policy.authorize_steps(context, requested, node=lambda: (
+            node_ident.get_row(context, ident, version)))
     rpcapi = flask.g.rpcapi
     if target.method == 'do_node_deploy' and not rpcapi.can_send_version(
             '1.2'):

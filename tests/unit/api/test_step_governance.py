@@ -1,0 +1,201 @@
+"""Who may run which step: the operator's disallow lists and per-step
+policy rules, through the API, the real conductor and database."""
+
+import os
+
+import ddt
+import fixtures
+
+from ironic_steps.common import states
+from ironic_steps.conf import CONF
+from ironic_steps import objects
+from tests.unit.api import base
+
+BIOS = {'interface': 'bios', 'step': 'apply_configuration', 'priority': 95,
+        'args': {'settings': [{'name': 'LogicalProc', 'value': 'Enabled'}]}}
+RESET = {'interface': 'bios', 'step': 'factory_reset', 'priority': 90,
+         'args': {}}
+TEMPLATE = 'CUSTOM_BIOS'
+
+
+def label(step):
+    return '%s.%s' % (step['interface'], step['step'])
+
+
+class _GovernanceTestCase(base.ApiTestCase):
+
+    def deploy(self, ident, **request_body):
+        return self.put('/v1/nodes/%s/states/provision' % ident,
+                        json=dict(request_body, target='active'))
+
+    def node_asking_for_template(self, steps, **fields):
+        objects.DeployTemplate(self.context, name=TEMPLATE, steps=steps,
+                               extra={}).create()
+        node = self.make_available(**fields)
+        self.rpcapi.add_node_traits(self.context, node.uuid, [TEMPLATE])
+        node = objects.Node.get(self.context, node.uuid)
+        node.instance_info = {'traits': [TEMPLATE]}
+        node.save()
+        return objects.Node.get(self.context, node.uuid)
+
+    def preview(self, ident, body):
+        response = self.post('/v1/nodes/%s/x-steps/preview' % ident,
+                             json=body)
+        self.assertEqual(200, response.status_code, response.data)
+        return response.get_json()
+
+
+@ddt.ddt
+class DisallowedStepsTest(_GovernanceTestCase):
+    """``[api] disallow_deploy_steps`` / ``disallow_clean_steps``."""
+
+    def setUp(self):
+        super().setUp()
+        self.config(disallow_deploy_steps=['bios.apply_configuration',
+                                           'power.boot_instance'],
+                    disallow_clean_steps=['deploy.erase_devices'],
+                    group='api')
+
+    def test_a_caller_asking_for_a_disallowed_step_is_400_and_nothing_changes(
+            self):
+        node = self.make_available(name='node-1')
+        self.assertError(
+            self.deploy('node-1', deploy_steps=[BIOS]), 400,
+            'deploy_steps: deploy step bios.apply_configuration is not '
+            'allowed', '[api] disallow_deploy_steps')
+        self.assertNodeUnchanged(node)
+
+    def test_a_template_with_a_disallowed_step_is_refused_naming_it(self):
+        node = self.node_asking_for_template([BIOS])
+        self.assertError(self.deploy(node.uuid), 400,
+                         'deploy template(s) %s' % TEMPLATE,
+                         'bios.apply_configuration is not allowed')
+        self.assertNodeUnchanged(node)
+
+    def test_a_default_step_disallowed_is_left_out_and_the_preview_says_why(
+            self):
+        node = self.make_available(name='node-1')
+        preview = self.preview('node-1', {'flow': 'deploy'})
+        self.assertEqual([], preview['errors'])
+        self.assertNotIn('power.boot_instance',
+                         [label(step) for step in preview['steps']])
+        left_out = {label(step): step['reason']
+                    for step in preview['disabled']}
+        self.assertEqual('disallowed by the operator ([api] '
+                         'disallow_deploy_steps)',
+                         left_out['power.boot_instance'])
+        self.assertEqual(202, self.deploy('node-1').status_code)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        node = self.wait_for_state(node, states.ACTIVE)
+        ran = ['%s.%s' % (entry.interface, entry.step) for entry in
+               objects.NodeStepHistory.list_by_node(self.context, node.id)]
+        self.assertIn('deploy.write_image', ran)
+        self.assertNotIn('power.boot_instance', ran)
+
+    def test_a_request_may_still_disable_a_disallowed_step(self):
+        self.make_available(name='node-1')
+        off = {'interface': 'power', 'step': 'boot_instance', 'priority': 0,
+               'args': {}}
+        self.assertEqual(202, self.deploy('node-1',
+                                          deploy_steps=[off]).status_code)
+
+    def test_manual_cleaning_asking_for_a_disallowed_step_is_400(self):
+        node = self.create_node(name='node-1')
+        self.provision('node-1', 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'deploy', 'step': 'erase_devices'}]})
+        self.assertError(response, 400, 'clean_steps: clean step '
+                         'deploy.erase_devices is not allowed',
+                         '[api] disallow_clean_steps')
+        self.assertNodeUnchanged(node)
+
+    def test_pinned_to_the_release_before_the_lists_are_not_applied(self):
+        self.config(pin_release_version='0.8')
+        self.make_client()
+        self.make_available(name='node-1')
+        self.assertEqual(202, self.deploy('node-1',
+                                          deploy_steps=[BIOS]).status_code)
+
+    def test_by_default_only_vendor_send_raw_is_disallowed(self):
+        for option in ('disallow_deploy_steps', 'disallow_clean_steps'):
+            CONF.clear_override(option, group='api')
+            self.assertEqual(['vendor.send_raw'],
+                             getattr(CONF.api, option))
+
+
+class StepPolicyTest(_GovernanceTestCase):
+    """``baremetal:step:execute:<interface>.<step>`` in the policy file."""
+
+    def use_rules(self, rules):
+        directory = self.useFixture(fixtures.TempDir()).path
+        policy_file = os.path.join(directory, 'policy.yaml')
+        with open(policy_file, 'w') as out:
+            for rule, check in rules.items():
+                out.write('"%s": "%s"\n' % (rule, check))
+        self.config(policy_file=policy_file, group='oslo_policy')
+        self.make_client()
+
+    def test_a_step_its_rule_denies_is_403_naming_it_and_nothing_changes(
+            self):
+        node = self.make_available(name='node-1')
+        self.use_rules({'baremetal:step:execute:bios.apply_configuration':
+                        '!'})
+        self.assertError(self.deploy('node-1', deploy_steps=[BIOS]), 403,
+                         'baremetal:step:execute:bios.apply_configuration')
+        self.assertNodeUnchanged(node)
+        # A step without a rule is the caller's to run, as before.
+        self.assertEqual(202, self.deploy('node-1',
+                                          deploy_steps=[RESET]).status_code)
+
+    def test_a_rule_may_look_at_the_node_s_owner(self):
+        self.use_rules({'baremetal:step:execute:bios.factory_reset':
+                        "'lab':%(node.owner)s"})
+        theirs = self.make_available(name='theirs', owner='tenant')
+        self.assertError(self.deploy('theirs', deploy_steps=[RESET]), 403,
+                         'baremetal:step:execute:bios.factory_reset')
+        self.assertNodeUnchanged(theirs)
+        self.make_available(name='ours', owner='lab')
+        self.assertEqual(202, self.deploy('ours',
+                                          deploy_steps=[RESET]).status_code)
+
+    def test_manual_clean_steps_are_checked_too(self):
+        node = self.create_node(name='node-1')
+        self.provision('node-1', 'manage')
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.use_rules({'baremetal:step:execute:deploy.erase_devices': '!'})
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'deploy', 'step': 'erase_devices'}]})
+        self.assertError(response, 403,
+                         'baremetal:step:execute:deploy.erase_devices')
+        self.assertNodeUnchanged(node)
+
+    def test_a_template_author_may_only_write_steps_they_may_run(self):
+        self.use_rules({'baremetal:step:execute:bios.apply_configuration':
+                        '!'})
+        response = self.post('/v1/deploy_templates', json={
+            'name': TEMPLATE, 'steps': [RESET, BIOS]})
+        self.assertError(response, 403,
+                         'baremetal:step:execute:bios.apply_configuration')
+        self.assertEqual([], self.get('/v1/deploy_templates').get_json()[
+            'deploy_templates'])
+        response = self.post('/v1/deploy_templates', json={
+            'name': TEMPLATE, 'steps': [RESET]})
+        self.assertEqual(201, response.status_code, response.data)
+        response = self.patch('/v1/deploy_templates/%s' % TEMPLATE, json=[
+            {'op': 'add', 'path': '/steps/-', 'value': BIOS}])
+        self.assertError(response, 403,
+                         'baremetal:step:execute:bios.apply_configuration')
+        steps = self.get('/v1/deploy_templates/%s' % TEMPLATE).get_json()[
+            'steps']
+        self.assertEqual(['bios.factory_reset'], [label(s) for s in steps])
+
+    def test_pinned_to_the_release_before_step_rules_are_not_checked(self):
+        self.config(pin_release_version='0.8')
+        self.use_rules({'baremetal:step:execute:bios.apply_configuration':
+                        '!'})
+        self.make_available(name='node-1')
+        self.assertEqual(202, self.deploy('node-1',
+                                          deploy_steps=[BIOS]).status_code)

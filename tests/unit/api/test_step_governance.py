@@ -38,6 +38,17 @@ class _GovernanceTestCase(base.ApiTestCase):
         node.save()
         return objects.Node.get(self.context, node.uuid)
 
+    def manageable_node(self, name):
+        node = self.create_node(name=name)
+        self.provision(name, 'manage')
+        return self.wait_for_state(node, states.MANAGEABLE)
+
+    def clean_erasing(self, ident):
+        """Manual cleaning asking for deploy.erase_devices."""
+        return self.put('/v1/nodes/%s/states/provision' % ident, json={
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'deploy', 'step': 'erase_devices'}]})
+
     def preview(self, ident, body):
         response = self.post('/v1/nodes/%s/x-steps/preview' % ident,
                              json=body)
@@ -100,13 +111,8 @@ class DisallowedStepsTest(_GovernanceTestCase):
                                           deploy_steps=[off]).status_code)
 
     def test_manual_cleaning_asking_for_a_disallowed_step_is_400(self):
-        node = self.create_node(name='node-1')
-        self.provision('node-1', 'manage')
-        node = self.wait_for_state(node, states.MANAGEABLE)
-        response = self.put('/v1/nodes/node-1/states/provision', json={
-            'target': 'clean', 'clean_steps': [
-                {'interface': 'deploy', 'step': 'erase_devices'}]})
-        self.assertError(response, 400, 'clean_steps: clean step '
+        node = self.manageable_node('node-1')
+        self.assertError(self.clean_erasing('node-1'), 400, 'clean_steps: clean step '
                          'deploy.erase_devices is not allowed',
                          '[api] disallow_clean_steps')
         self.assertNodeUnchanged(node)
@@ -161,14 +167,9 @@ class StepPolicyTest(_GovernanceTestCase):
                                           deploy_steps=[RESET]).status_code)
 
     def test_manual_clean_steps_are_checked_too(self):
-        node = self.create_node(name='node-1')
-        self.provision('node-1', 'manage')
-        node = self.wait_for_state(node, states.MANAGEABLE)
+        node = self.manageable_node('node-1')
         self.use_rules({'baremetal:step:execute:deploy.erase_devices': '!'})
-        response = self.put('/v1/nodes/node-1/states/provision', json={
-            'target': 'clean', 'clean_steps': [
-                {'interface': 'deploy', 'step': 'erase_devices'}]})
-        self.assertError(response, 403,
+        self.assertError(self.clean_erasing('node-1'), 403,
                          'baremetal:step:execute:deploy.erase_devices')
         self.assertNodeUnchanged(node)
 

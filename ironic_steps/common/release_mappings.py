@@ -102,10 +102,11 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
-    # Who may run which step: [api] disallow_deploy_steps and
+    # Which steps may join a plan: [api] disallow_deploy_steps and
     # disallow_clean_steps, the per-step policy
-    # baremetal:step:execute:<interface>.<step>.  Nothing a service sends
-    # changes.
+    # baremetal:step:execute:<interface>.<step>, step prechecks (a RAID
+    # step without a layout is refused at the request).  Nothing a service
+    # sends changes.
     ('0.9', {
         'api': '1.69',
         'rpc': '1.4',

@@ -30,10 +30,10 @@ required argument missing from a step that will run, a bad priority, a
 step asked twice by one source, or two steps of one interface that would
 run at one priority are all refused with
 :class:`~ironic_steps.common.exception.InvalidRequestedSteps` (400), which
-names every problem and the step it concerns.  This is stricter than Ironic,
-which lets an agent add in-band steps later and so skips what it does not
-know: we have no in-band steps, and a typo must not deploy a server
-without its RAID.
+names every problem and the step it concerns; so are steps the operator
+forbids and steps whose precheck says they cannot run
+(:mod:`step_admission`).  A step only the node's agent may offer is
+checked once it reports its steps (:class:`Merge`, ``deferred``).
 
 Beyond Ironic (release 0.6, the ``x-steps`` extension; off while pinned to
 an older release, see :mod:`ironic_steps.common.x_steps`):
@@ -55,7 +55,7 @@ import typing
 from ironic_steps.common import exception
 from ironic_steps.common import x_steps
 from ironic_steps.conductor import agent_steps
-from ironic_steps.conductor import step_governance
+from ironic_steps.conductor import step_admission
 from ironic_steps.drivers import base
 
 #: Tie-breaks between interfaces, per kind.  Deploying prepares the machine
@@ -380,7 +380,7 @@ def _apply(requests, offered, kind, problems, deferred=None,
         rather than refusing them: the node's agent has not reported its
         steps yet, and may offer them; None refuses them.
     :param forbidden: labels of steps no request may enable
-        (:mod:`step_governance`).
+        (:mod:`step_admission`).
     :returns: the merged steps by key, and the keys some request named
         -> (the source that named them last, its origin).
     """
@@ -412,7 +412,7 @@ def _apply(requests, offered, kind, problems, deferred=None,
 
 def _forbidden_problem(raw, kind, forbidden):
     if _label(raw) in forbidden and raw.get('priority') != 0:
-        return step_governance.refusal(kind, _label(raw))
+        return step_admission.refusal(kind, _label(raw))
     return None
 
 
@@ -489,15 +489,17 @@ def merge(task, kind, requests=()):
                for step in collect(task, kind)}
     problems = []
     deferred = [] if _agent_steps_unknown(task, kind) else None
-    forbidden = step_governance.disallowed(kind)
+    forbidden = step_admission.disallowed(kind)
     merged, requested = _apply(requests, offered, kind, problems, deferred,
                                forbidden)
     enabled = [step for step in merged.values()
                if step.priority > 0 and step.label not in forbidden]
     for step in enabled:
         source, _origin = requested.get((step.interface, step.name),
-                                        (None, None))
-        problem = source and _missing_arguments_problem(step, kind)
+                                        (DRIVER, None))
+        problem = (_missing_arguments_problem(step, kind) if source != DRIVER
+                   else None) or step_admission.precheck_problem(task, step,
+                                                                 kind)
         if problem:
             problems.append('%s: %s' % (source, problem))
     problems.extend(_request_conflicts(enabled, requested, kind))
@@ -513,7 +515,7 @@ def merge(task, kind, requests=()):
     origins = {key: origin for key, (_source, origin) in requested.items()}
     disabled = [(step, origins.get(key, DRIVER),
                  _why_disabled(step, origins.get(key, DRIVER))
-                 if step.priority == 0 else step_governance.why_left_out(kind))
+                 if step.priority == 0 else step_admission.why_left_out(kind))
                 for key, step in merged.items()
                 if step.priority == 0 or step.label in forbidden]
     return Merge(kind=kind, steps=order(enabled, kind), origins=origins,
@@ -577,7 +579,7 @@ def manual_merge(task, requested_steps):
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
     unknown = _agent_steps_unknown(task, kind)
-    forbidden = step_governance.disallowed(kind)
+    forbidden = step_admission.disallowed(kind)
     problems, chosen, deferred = [], [], []
     for raw in requested_steps:
         problem = _shape_problem(raw, kind)
@@ -589,7 +591,8 @@ def manual_merge(task, requested_steps):
         problem = problem or _offered_problem(raw, offered, kind)
         if problem is None:
             step = _requested(offered[(raw['interface'], raw['step'])], raw)
-            problem = _missing_arguments_problem(step, kind)
+            problem = (_missing_arguments_problem(step, kind)
+                       or step_admission.precheck_problem(task, step, kind))
             chosen.append(step)
         if problem:
             problems.append('clean_steps: %s' % problem)

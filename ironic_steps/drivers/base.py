@@ -32,6 +32,17 @@ release the conductor ignores them, as that release would):
   ``x-steps/resume`` extension) then starts again at the earliest such
   step that ran, instead of at the failed step; see
   :func:`ironic_steps.conductor.resume_points.resume_point`.
+
+One more says what argsinfo cannot (release 0.9):
+
+* ``precheck=`` a function ``precheck(task, **args)`` that raises
+  InvalidParameterValue (or MissingParameterValue) when the step could
+  not run on the node with those arguments: a RAID step with no layout
+  to build (no ``raid_config`` argument, no target RAID configuration).
+  The conductor calls it for every step of a plan while planning, so a
+  request that could only fail is refused (400, naming the step) before
+  anything changes, and a preview shows why.  It reads, never changes:
+  a preview calls it too, without the node's lock.
 """
 
 import copy
@@ -79,6 +90,8 @@ class StepMark:
     timeout: float | None = None
     #: False: a resumed deploy must run this step again (module docstring).
     resumable: bool = True
+    #: ``precheck(task, **args)``: raises when the step cannot run.
+    precheck: typing.Callable | None = None
 
 
 def _check_priority(priority):
@@ -142,6 +155,10 @@ def _step_decorator(decorator, mark_fields):
             if not reason and not isinstance(value, bool):
                 reason = '%s must be a bool, got %r' % (flag, value)
         reason = reason or check_timeout(mark_fields.get('timeout'))
+        precheck = mark_fields.get('precheck')
+        if not reason and precheck is not None and not callable(precheck):
+            reason = ('precheck must be None or a function (task, **args), '
+                      'got %r' % (precheck,))
         if reason:
             raise exception.InvalidStepDefinition(
                 decorator=decorator, function=name, reason=reason)
@@ -158,7 +175,8 @@ def _step_decorator(decorator, mark_fields):
     return decorate
 
 
-def deploy_step(priority, argsinfo=None, timeout=None, resumable=True):
+def deploy_step(priority, argsinfo=None, timeout=None, resumable=True,
+                precheck=None):
     """Mark an interface method as a deploy step.
 
     :param priority: non-negative int; higher runs earlier, 0 runs only
@@ -168,21 +186,24 @@ def deploy_step(priority, argsinfo=None, timeout=None, resumable=True):
         included (see the module docstring).
     :param resumable: False if a resumed deploy must run this step again
         (see the module docstring).
+    :param precheck: None, or what says, while planning, that the step
+        cannot run (see the module docstring).
     :raises InvalidStepDefinition: when applied with bad arguments.
     """
     return _step_decorator('deploy_step', {
         'kind': DEPLOY, 'priority': priority, 'argsinfo': argsinfo,
-        'timeout': timeout, 'resumable': resumable})
+        'timeout': timeout, 'resumable': resumable, 'precheck': precheck})
 
 
-def clean_step(priority, abortable=False, argsinfo=None, timeout=None):
+def clean_step(priority, abortable=False, argsinfo=None, timeout=None,
+               precheck=None):
     """Mark an interface method as a clean step; see :func:`deploy_step`.
 
     :param abortable: whether cleaning may be aborted while this step runs.
     """
     return _step_decorator('clean_step', {
         'kind': CLEAN, 'priority': priority, 'argsinfo': argsinfo,
-        'abortable': abortable, 'timeout': timeout})
+        'abortable': abortable, 'timeout': timeout, 'precheck': precheck})
 
 
 class BaseInterface:
@@ -234,6 +255,16 @@ class BaseInterface:
                 step['resumable'] = False
             steps.append(step)
         return steps
+
+    def precheck_step(self, task, name, kind, args):
+        """Run the precheck step ``name`` of ``kind`` declares, if any.
+
+        :raises InvalidParameterValue: or MissingParameterValue, when the
+            step could not run on ``task.node`` with ``args``.
+        """
+        mark = self._steps_by_kind[kind].get(name)
+        if mark is not None and mark.precheck is not None:
+            mark.precheck(task, **args)
 
     def execute_step(self, task, step, kind):
         """Run the step method named by ``step`` with ``step['args']``.

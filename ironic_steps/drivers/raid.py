@@ -144,6 +144,12 @@ APPLY_CONFIGURATION_ARGSINFO = {
 }
 
 
+def check_apply_configuration(task, raid_config=None, delete_existing=True):
+    """The precheck of every RAID interface's apply_configuration step:
+    it has a layout to build, valid for the node's RAID interface."""
+    layout_to_build(task, raid_config)
+
+
 def layout_to_build(task, raid_config):
     """The layout an apply_configuration step builds: ``raid_config``, or
     the node's target RAID configuration, checked by the node's RAID
@@ -155,9 +161,9 @@ def layout_to_build(task, raid_config):
         raid_config = task.node.target_raid_config
     if not raid_config:
         raise exception.InvalidParameterValue(
-            err='raid.apply_configuration of node {0} has no layout to '
-                'build: give it a raid_config argument or set the '
-                "node's target RAID configuration (PUT "
-                '/v1/nodes/{0}/states/raid)'.format(task.node.uuid))
+            err='node {0} has no RAID layout to build: give the step a '
+                "raid_config argument or set the node's target RAID "
+                'configuration (PUT /v1/nodes/{0}/states/raid)'.format(
+                    task.node.uuid))
     task.driver.raid.validate_raid_config(task, raid_config)
     return raid_config

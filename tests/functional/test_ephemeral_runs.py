@@ -375,7 +375,8 @@ class DryRunTest(EphemeralRunTestCase):
              fake_node('stepped', deploy_steps=[
                  {'interface': 'raid', 'step': 'apply_configuration',
                   'priority': 90, 'args': {'raid_config': {
-                      'logical_disks': []}}}]),
+                      'logical_disks': [
+                          {'size_gb': 100, 'raid_level': '1'}]}}}]),
              fake_node('wrong', deploy_steps=[
                  {'interface': 'raid', 'step': 'no_such_step',
                   'priority': 90, 'args': {}}])])

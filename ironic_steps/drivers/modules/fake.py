@@ -219,8 +219,10 @@ class FakeLegacyDeploy(base.DeployInterface):
 
 class FakeRaid(base.RAIDInterface):
 
-    @base.deploy_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
-    @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
+    @base.deploy_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
+                      precheck=raid.check_apply_configuration)
+    @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
+                     precheck=raid.check_apply_configuration)
     def apply_configuration(self, task, raid_config=None,
                             delete_existing=True):
         """Build the requested logical disks (by default the node's target

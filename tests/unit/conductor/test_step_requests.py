@@ -83,7 +83,8 @@ class DeployMergeTest(RequestTestCase):
         self.assertEqual(4, len(planned))
 
     def test_a_later_source_overrides_priority_and_args(self):
-        other = {'raid_config': {'logical_disks': []}}
+        other = {'raid_config': {'logical_disks': [
+            {'size_gb': 10, 'raid_level': '0'}]}}
         planned = self.plan(
             [step('raid.apply_configuration', 90, RAID)],
             [step('raid.apply_configuration', 85, other)])

@@ -72,6 +72,11 @@ class DecoratorValidationTest(oslotest_base.BaseTestCase):
         for piece in expected:
             self.assertIn(piece, message)
 
+    def test_a_precheck_that_is_not_a_function_is_refused(self):
+        for name, decorator in decorators(priority=0, precheck='check'):
+            self.assert_refused_at_definition(
+                name, decorator, "precheck must be None or a function")
+
     @ddt.data(*BAD_PRIORITIES)
     def test_a_bad_priority_is_refused_when_the_class_is_defined(
             self, priority):

@@ -97,8 +97,10 @@ def _create_payload(disk, drives):
 class RedfishRAID(utils.BMCInterface, base.RAIDInterface):
 
     @base.deploy_step(priority=0,
-                      argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
-    @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO)
+                      argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
+                      precheck=raid.check_apply_configuration)
+    @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
+                     precheck=raid.check_apply_configuration)
     def apply_configuration(self, task, raid_config=None,
                             delete_existing=True):
         """Build the layout (by default the node's target RAID

@@ -1,5 +1,6 @@
-"""Who may run which step: the operator's disallow lists and per-step
-policy rules, through the API, the real conductor and database."""
+"""Which steps may join a plan: the operator's disallow lists, per-step
+policy rules and each step's precheck, through the API, the real conductor
+and database."""
 
 import os
 
@@ -200,3 +201,63 @@ class StepPolicyTest(_GovernanceTestCase):
         self.make_available(name='node-1')
         self.assertEqual(202, self.deploy('node-1',
                                           deploy_steps=[BIOS]).status_code)
+
+
+class PrecheckTest(_GovernanceTestCase):
+    """A step whose precheck says it cannot run is refused at the request."""
+
+    RAID = {'interface': 'raid', 'step': 'apply_configuration',
+            'priority': 85, 'args': {}}
+    LAYOUT = {'logical_disks': [{'size_gb': 10, 'raid_level': '1'}]}
+
+    def test_a_raid_step_with_no_layout_is_400_naming_it(self):
+        node = self.make_available(name='node-1')
+        self.assertError(self.deploy('node-1', deploy_steps=[self.RAID]),
+                         400, 'deploy_steps: deploy step '
+                         'raid.apply_configuration cannot run',
+                         'no RAID layout to build', 'raid_config')
+        self.assertNodeUnchanged(node)
+        preview = self.preview('node-1', {'flow': 'deploy',
+                                          'deploy_steps': [self.RAID]})
+        self.assertIn('no RAID layout to build', ' '.join(preview['errors']))
+
+    def test_with_a_layout_in_its_arguments_or_the_node_it_runs(self):
+        node = self.make_available(name='node-1')
+        step = dict(self.RAID, args={'raid_config': self.LAYOUT})
+        self.assertEqual(202, self.deploy('node-1',
+                                          deploy_steps=[step]).status_code)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertEqual(self.LAYOUT, node.raid_config)
+        other = self.make_available(name='node-2')
+        self.rpcapi.set_target_raid_config(self.context, other.uuid,
+                                           self.LAYOUT)
+        self.assertEqual(202, self.deploy('node-2', deploy_steps=[
+            self.RAID]).status_code)
+
+    def test_an_invalid_layout_is_400_before_anything_changes(self):
+        node = self.make_available(name='node-1')
+        step = dict(self.RAID, args={'raid_config': {'logical_disks': [
+            {'size_gb': 10, 'raid_level': 'eleven'}]}})
+        self.assertError(self.deploy('node-1', deploy_steps=[step]), 400,
+                         'raid.apply_configuration', 'eleven')
+        self.assertNodeUnchanged(node)
+
+    def test_manual_cleaning_is_prechecked_too(self):
+        node = self.manageable_node('node-1')
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'clean', 'clean_steps': [
+                {'interface': 'raid', 'step': 'apply_configuration'}]})
+        self.assertError(response, 400, 'clean_steps: clean step '
+                         'raid.apply_configuration cannot run',
+                         'no RAID layout to build')
+        self.assertNodeUnchanged(node)
+
+    def test_pinned_to_the_release_before_the_step_fails_when_it_runs(self):
+        self.config(pin_release_version='0.8')
+        self.make_client()
+        node = self.make_available(name='node-1')
+        self.assertEqual(202, self.deploy('node-1', deploy_steps=[
+            self.RAID]).status_code)
+        node = self.wait_for_state(node, states.DEPLOYFAIL)
+        self.assertIn('no RAID layout to build', node.last_error)

@@ -189,7 +189,9 @@ class Emulator:
                    '--port', self.address.rsplit(':', 1)[1],
                    '--systems', str(self.systems),
                    '--state-dir', self.state_dir,
-                   '--username', BMC_USER, '--password', self.password]
+                   # Joined: a password starting with '-' (one token in
+                   # 64) would otherwise be read as an option.
+                   '--username=' + BMC_USER, '--password=' + self.password]
         print('Starting the Redfish BMC emulator: %s systems at %s, basic '
               'auth as %s' % (self.systems, self.address, BMC_USER))
         with open(os.path.join(self.state_dir, 'emulator.log'), 'ab') as log:

@@ -130,7 +130,8 @@ def _reads_a_secret(doc, parts, view):
     """Whether reading the value at ``parts`` would read a secret."""
     if not view.is_masked(parts[0]):
         return False
-    return (masking.path_is_secret(parts[1:])
+    field = _resolve(doc, parts[:1])
+    return (masking.path_is_secret(parts[1:], field)
             or masking.holds_secret(_resolve(doc, parts)))
 
 

@@ -1,14 +1,27 @@
 """Secrets in the free-form dicts of a resource: what they are, hiding them.
 
-A value whose key contains ``password``, ``secret``, ``token``, ``key`` or
-``configdrive`` (any case; a config drive carries SSH keys and passwords)
-is a secret, at any depth, inside dicts and lists alike, in the
-fields a resource masks (a node's ``driver_info``, ``driver_internal_info``
-and ``instance_info``, and its ``deploy_step`` and ``clean_step``, whose
+A secret is, at any depth, inside dicts and lists alike, in the fields a
+resource masks (a node's ``driver_info``, ``driver_internal_info`` and
+``instance_info``, and its ``deploy_step`` and ``clean_step``, whose
 ``args`` may carry credentials, as may a deploy template's ``steps``; the
-node an agent looks up).  Matching is deliberately
-broad: showing ``******`` for a harmless ``keyboard_layout`` costs less
-than leaking a BMC password.
+node an agent looks up):
+
+* the value of a key that names one (:func:`is_secret`): a key containing
+  ``password``, ``secret``, ``token``, ``key`` or ``configdrive`` (any
+  case; a config drive carries SSH keys and passwords), one of oslo's
+  sanitize keys (:data:`oslo_utils.strutils._SANITIZE_KEYS`, as Ironic
+  masks), or a key with a word such as ``pass``, ``passwd``, ``pw`` or
+  ``credential`` in it (``adminPass``, ``bmc_pw``; ``passes`` is not);
+* the ``value`` of a name/value pair whose ``name`` names one, as BIOS
+  and firmware settings are listed (``{"name": "AdminPassword",
+  "value": ...}``);
+* in a URL, a password (``https://user:PASSWORD@host``) and a signature in
+  its query (Swift's ``temp_url_sig``, S3's ``X-Amz-Signature``, any
+  parameter named like a secret): the rest of the URL stays readable,
+  unlike Ironic, which hides a whole ``image_url``.
+
+Matching is deliberately broad: showing ``******`` for a harmless
+``keyboard_layout`` costs less than leaking a BMC password.
 
 Secrets are write-only: they are shown as ``******`` (:func:`mask`), and
 no request may read them any other way.  A JSON patch may set (``add``,
@@ -24,35 +37,106 @@ arguments in the step history), by this one rule: so it lives in
 """
 
 import functools
+import re
+import urllib.parse
+
+from oslo_utils import strutils
 
 MASK = '******'
-_SECRET_WORDS = ('password', 'secret', 'token', 'key', 'configdrive')
+#: A key containing one of these is a secret's.
+_SECRET_PARTS = ('password', 'secret', 'token', 'key', 'configdrive',
+                 'signature') + tuple(
+    getattr(strutils, '_SANITIZE_KEYS', ()))
+#: A key with one of these as a word of its own is a secret's (a word:
+#: between separators or at a change of case; ``passes`` is no ``pass``).
+_SECRET_WORDS = frozenset(['pass', 'passwd', 'pwd', 'pw', 'pswd', 'sig',
+                           'credential', 'credentials', 'cookie', 'kek'])
+_WORD = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')
 _CONTAINERS = (dict, list)
 
 
 # Every node shown asks again about the same few dozen keys.
 @functools.lru_cache(maxsize=4096)
 def is_secret(key):
-    key = str(key).lower()
-    return any(word in key for word in _SECRET_WORDS)
+    """Whether ``key`` names a secret (see the module docstring)."""
+    key = str(key)
+    lowered = key.lower()
+    return (any(part in lowered for part in _SECRET_PARTS)
+            or any(word.lower() in _SECRET_WORDS
+                   for word in _WORD.findall(key)))
+
+
+def _is_secret_pair(value):
+    """Whether dict ``value`` is a name/value pair naming a secret."""
+    name = value.get('name')
+    return ('value' in value and isinstance(name, str) and is_secret(name))
+
+
+@functools.lru_cache(maxsize=4096)
+def _masked_url(text):
+    parts = urllib.parse.urlsplit(text)
+    netloc = parts.netloc
+    if parts.password:
+        netloc = netloc.replace(':%s@' % parts.password, ':%s@' % MASK, 1)
+    query = parts.query
+    if query:
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        if any(is_secret(name) for name, _value in pairs):
+            query = '&'.join(
+                '%s=%s' % (urllib.parse.quote(name, safe=''),
+                           MASK if is_secret(name)
+                           else urllib.parse.quote(value, safe=''))
+                for name, value in pairs)
+    if netloc == parts.netloc and query == parts.query:
+        return text
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc,
+                                                  query=query))
+
+
+def _mask_text(value):
+    """A string, with the secrets of a URL in it masked."""
+    # Cheap tests first: most strings are neither URLs nor hold a secret.
+    if '://' not in value or ('?' not in value and '@' not in value):
+        return value
+    try:
+        return _masked_url(value)
+    except ValueError:
+        return MASK   # not a URL after all; better hidden than parsed wrong
 
 
 def mask(value):
     """A copy of ``value`` with every secret replaced by :data:`MASK`."""
     if isinstance(value, dict):
-        return {k: MASK if is_secret(k) else
-                mask(v) if isinstance(v, _CONTAINERS) else v
+        if _is_secret_pair(value):
+            return {k: MASK if k == 'value' else mask(v)
+                    for k, v in value.items()}
+        return {k: MASK if is_secret(k) else mask(v)
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [mask(item) if isinstance(item, _CONTAINERS) else item
-                for item in value]
+        return [mask(item) for item in value]
+    if isinstance(value, str):
+        return _mask_text(value)
     return value
 
 
-def path_is_secret(parts):
+def path_is_secret(parts, document=None):
     """Whether a path inside a masked field (its parts below the field)
-    passes through a secret's key, and so leads to a secret or into one."""
-    return any(is_secret(part) for part in parts)
+    passes through a secret's key, and so leads to a secret or into one;
+    given the field's ``document``, also whether it passes through the
+    ``value`` of a name/value pair naming a secret."""
+    if any(is_secret(part) for part in parts):
+        return True
+    for part in parts:
+        if isinstance(document, dict):
+            if part == 'value' and _is_secret_pair(document):
+                return True
+            document = document.get(part)
+        elif isinstance(document, list) and str(part).isdigit():
+            index = int(part)
+            document = document[index] if index < len(document) else None
+        else:
+            return False
+    return False
 
 
 def holds_secret(value):
@@ -61,9 +145,12 @@ def holds_secret(value):
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
-            if any(is_secret(key) for key in value):
+            if any(is_secret(key) for key in value) or _is_secret_pair(
+                    value):
                 return True
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
+        elif isinstance(value, str) and _mask_text(value) != value:
+            return True
     return False

@@ -17,6 +17,7 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 from ironic_steps import objects
 
 blueprint = flask.Blueprint('node_bios', __name__,
@@ -41,10 +42,19 @@ def _node(ident):
     return node_ident.get_row(context, ident, flask.g.version)
 
 
+def _shown(setting):
+    """``setting`` as it may be shown: the value of a setting named like a
+    secret (``AdminPassword``) is masked (the object is never saved)."""
+    if masking.is_secret(setting.name) and setting.value is not None:
+        setting.value = masking.MASK
+    return setting
+
+
 @blueprint.get('')
 def list_settings(ident):
     node = _node(ident)
-    settings = objects.BIOSSetting.list_by_node(flask.g.context, node.id)
+    settings = [_shown(setting) for setting in
+                objects.BIOSSetting.list_by_node(flask.g.context, node.id)]
     return responses.json_response({'bios': _VIEW.bodies(
         settings, flask.g.version, parent=bios_view.parent(node.uuid))})
 
@@ -60,4 +70,4 @@ def show_setting(ident, setting_name):
         raise exception.BIOSSettingNotFound(
             node=node.uuid, name=setting_name) from None
     return responses.json_response({setting_name: _VIEW.body(
-        setting, flask.g.version, parent=bios_view.parent(node.uuid))})
+        _shown(setting), flask.g.version, parent=bios_view.parent(node.uuid))})

@@ -336,3 +336,91 @@ class TemplateSecretsTest(base.ApiTestCase):
         self.assertError(response, 400, 'steps', 'expected array')
         self.assertNotIn('typed-by-mistake', response.get_data(as_text=True))
         self.assertEqual(1, len(objects.DeployTemplate.list(self.context)))
+
+
+#: Secrets no key word gives away: Ironic's sanitize keys, short names,
+#: a signed image URL, credentials in a URL, BIOS settings as name/value.
+SIG = '7c0ffee5ab1e5ig'
+WIDER = {
+    'driver_info': {'adminPass': SECRET + '-1', 'bmc_pw': SECRET + '-2',
+                    'redfish_address': 'https://root:%s-3@10.0.0.9'
+                                       % SECRET,
+                    'bios_settings': [
+                        {'name': 'AdminPassword', 'value': SECRET + '-4'},
+                        {'name': 'BootMode', 'value': 'Uefi'}]},
+    'instance_info': {'image_source': 'https://swift.example/v1/AUTH_p/'
+                                      'images/disk.qcow2?temp_url_sig=%s'
+                                      '&temp_url_expires=2000000000' % SIG,
+                      'root_gb': 10}}
+
+
+@ddt.ddt
+class WiderSecretsTest(base.ApiTestCase):
+    """Issue 24's list: what Ironic masks, and name/value settings."""
+
+    def setUp(self):
+        super().setUp()
+        self.logs = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
+        self.api_create(name='node-1', **WIDER)
+        self.before = dict(objects.Node.get(self.context, 'node-1'))
+
+    def assertNoSecret(self, response):
+        for text in (response.get_data(as_text=True), self.logs.output):
+            self.assertNotIn(SECRET, text)
+            self.assertNotIn(SIG, text)
+
+    def test_every_view_masks_them_and_keeps_the_rest_readable(self):
+        for path in ('/v1/nodes/node-1', '/v1/nodes/detail',
+                     '/v1/nodes/node-1?fields=driver_info,instance_info'):
+            response = self.get(path)
+            self.assertEqual(200, response.status_code)
+            self.assertNoSecret(response)
+        node = self.get('/v1/nodes/node-1').get_json()
+        self.assertEqual('https://root:******@10.0.0.9',
+                         node['driver_info']['redfish_address'])
+        self.assertEqual([{'name': 'AdminPassword', 'value': '******'},
+                          {'name': 'BootMode', 'value': 'Uefi'}],
+                         node['driver_info']['bios_settings'])
+        self.assertIn('disk.qcow2?temp_url_sig=******&temp_url_expires=',
+                      node['instance_info']['image_source'])
+        self.assertEqual(10, node['instance_info']['root_gb'])
+        # Stored as given: masking is for showing.
+        self.assertEqual(WIDER['driver_info'], objects.Node.get(
+            self.context, 'node-1').driver_info)
+
+    @ddt.data(('copy', '/driver_info/bios_settings/0/value', '/extra/x'),
+              ('copy', '/driver_info/bios_settings/0', '/extra/x'),
+              ('copy', '/driver_info/redfish_address', '/description'),
+              ('move', '/instance_info/image_source', '/extra/img'),
+              ('copy', '/driver_info/adminPass', '/name'))
+    @ddt.unpack
+    def test_none_can_be_copied_or_moved(self, op, source, path):
+        response = self.patch('/v1/nodes/node-1', json=[
+            {'op': op, 'from': source, 'path': path}])
+        self.assertError(response, 400, 'secret')
+        self.assertNoSecret(response)
+        self.assertEqual(self.before,
+                         dict(objects.Node.get(self.context, 'node-1')))
+
+    def test_a_plain_setting_can_still_be_copied(self):
+        response = self.patch('/v1/nodes/node-1', json=[
+            {'op': 'copy', 'from': '/driver_info/bios_settings/1/value',
+             'path': '/extra/boot_mode'}])
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertEqual('Uefi', response.get_json()['extra']['boot_mode'])
+
+    def test_the_bios_api_masks_a_setting_named_like_a_secret(self):
+        node = objects.Node.get(self.context, 'node-1')
+        objects.BIOSSetting.replace_all(self.context, node.id, {
+            'AdminPassword': SECRET, 'BootMode': 'Uefi'})
+        response = self.get('/v1/nodes/node-1/bios', version='1.40')
+        self.assertEqual(200, response.status_code, response.data)
+        self.assertNoSecret(response)
+        shown = {s['name']: s['value'] for s in response.get_json()['bios']}
+        self.assertEqual({'AdminPassword': '******', 'BootMode': 'Uefi'},
+                         shown)
+        response = self.get('/v1/nodes/node-1/bios/AdminPassword',
+                            version='1.40')
+        self.assertNoSecret(response)
+        self.assertEqual('******',
+                         response.get_json()['AdminPassword']['value'])

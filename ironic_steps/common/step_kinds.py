@@ -22,6 +22,10 @@ from ironic_steps.common import states
 DEPLOY = 'deploy'
 CLEAN = 'clean'
 STEP_KINDS = (DEPLOY, CLEAN)
+#: Step names Ironic reserves for the conductor, whatever the interface
+#: (``ironic_steps.conductor.reserved_steps``): no driver step has one.
+RESERVED_STEP_NAMES = frozenset(['hold', 'power_off', 'power_on', 'reboot',
+                                 'wait'])
 
 
 @dataclasses.dataclass(frozen=True)

@@ -48,13 +48,20 @@ def start_power_action(task, worker, new_state, timeout=None):
     task.hand_over(worker, do_power_action, new_state, timeout)
 
 
-def _act(task, new_state, timeout):
+def act(task, new_state, timeout=None):
+    """Ask the node's power interface for ``new_state`` (a power target)
+    and record the power state it leaves the node in (saved with the
+    node's next save).
+
+    :raises: whatever the power interface raises; nothing is recorded.
+    """
     power = task.driver.power
     extra = {} if timeout is None else {'timeout': timeout}
     if new_state == states.REBOOT:
         power.reboot(task, **extra)
     else:
         power.set_power_state(task, new_state, **extra)
+    task.node.power_state = TARGET_STATES[new_state]
 
 
 def do_power_action(task, new_state, timeout=None):
@@ -62,7 +69,7 @@ def do_power_action(task, new_state, timeout=None):
     node = task.node
     target = TARGET_STATES[new_state]
     try:
-        _act(task, new_state, timeout)
+        act(task, new_state, timeout)
     except Exception as exc:
         LOG.error('Power action %s on node %s failed: %s', new_state,
                   node.uuid, exc,
@@ -71,7 +78,6 @@ def do_power_action(task, new_state, timeout=None):
                            "'%s' by '%s': %s" % (node.uuid, target,
                                                  new_state, exc))
     else:
-        node.power_state = target
         LOG.info('Node %s is %s after %s', node.uuid, target, new_state)
     node.target_power_state = None
     task.save_and_release()

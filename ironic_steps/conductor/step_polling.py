@@ -44,6 +44,7 @@ from oslo_utils import timeutils
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import reserved_steps
 from ironic_steps.conductor import step_history
 from ironic_steps.conductor import step_runner
 from ironic_steps.conf import CONF
@@ -67,6 +68,12 @@ def look_spacing():
 def is_polled(node):
     """Whether ``node`` (a Node or a row) waits for a polled step."""
     return base.POLLING_KEY in (node.driver_internal_info or {})
+
+
+def _interval(polling):
+    """Seconds from a poll's start to its first check (a reserved wait
+    says its own), and between checks."""
+    return polling.get('interval') or CONF.conductor.step_poll_interval
 
 
 def _timeout(polling):
@@ -117,7 +124,7 @@ class StepPoller:
         if started_at != polling['started_at']:
             # First seen (this poll, or by this conductor, as after a
             # takeover): due one interval after the step began to wait.
-            wait = CONF.conductor.step_poll_interval - _elapsed(polling)
+            wait = _interval(polling) - _elapsed(polling)
             due = now + max(0.0, wait)
             self._due[row.uuid] = (polling['started_at'], due)
         return due <= now
@@ -226,8 +233,7 @@ def check_polled_step(task):
                                        polling.get('status') or 'none'),
             outcome=step_history.TIMEOUT)
     try:
-        interface = getattr(task.driver, polling['interface'])
-        result = getattr(interface, polling['method'])(
+        result = reserved_steps.check_of(task, polling)(
             task, **(polling.get('args') or {}))
     except Exception as exc:
         if getattr(exc, 'transient', False):

@@ -41,6 +41,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_steps
 from ironic_steps.conductor import agent_token
+from ironic_steps.conductor import reserved_steps
 from ironic_steps.conductor import step_history
 from ironic_steps.conductor import steps as steps_mod
 from ironic_steps.drivers import base
@@ -226,13 +227,17 @@ def run(task, flow, start_index=0):
 
 def _executor(task, flow, step):
     """What runs ``step``: the agent, through the deploy interface, for an
-    in-band step; else its interface.  None when the node has no such
+    in-band step; the conductor for a reserved one (:mod:`reserved_steps`);
+    else its interface.  None when the node has no such
     interface (a stored plan may outlive a driver change made while it
     waited)."""
     if step.in_band:
         deploy = task.driver.deploy
         return lambda task, step_dict: deploy.execute_in_band_step(
             task, step_dict, flow.kind)
+    if reserved_steps.is_reserved(step.name):
+        return lambda task, step_dict: reserved_steps.execute(
+            task, step_dict, flow)
     return getattr(getattr(task.driver, step.interface, None),
                    'execute_%s_step' % flow.kind, None)
 

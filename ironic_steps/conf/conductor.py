@@ -85,6 +85,12 @@ opts = [
                     'which conductor handles a node; while pinned to a '
                     'release before 0.5, 5 is used whatever this says. '
                     'See benchmarks/README.md.'),
+    cfg.IntOpt('max_conductor_wait_step_seconds',
+               default=30, min=1, max=1800, mutable=True,
+               help='The most seconds a reserved wait step may ask for '
+                    '(Ironic\'s name). The node waits without its lock, '
+                    'so this bounds how long a plan may idle, not a '
+                    'conductor thread; a longer request is refused.'),
     cfg.FloatOpt('step_poll_interval',
                  default=10.0, min=0.05,
                  help='Seconds between two checks of one step that waits '

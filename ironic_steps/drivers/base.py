@@ -73,6 +73,7 @@ from ironic_steps.drivers.flow_helpers import wait_for_agent  # noqa
 DEPLOY = step_kinds.DEPLOY
 CLEAN = step_kinds.CLEAN
 STEP_KINDS = step_kinds.STEP_KINDS
+RESERVED_STEP_NAMES = step_kinds.RESERVED_STEP_NAMES
 ALL_INTERFACES = interfaces.ALL_INTERFACES
 
 _ARGSINFO_KEYS = frozenset(['description', 'required'])
@@ -150,6 +151,10 @@ def _step_decorator(decorator, mark_fields):
                 reason='it can only decorate a method')
         reason = (_check_priority(mark_fields['priority'])
                   or _check_argsinfo(mark_fields['argsinfo']))
+        if getattr(func, '__name__', None) in RESERVED_STEP_NAMES:
+            reason = ('%s is a step name the conductor reserves (it runs '
+                      'such a step on any interface itself); name the '
+                      'method otherwise' % func.__name__)
         for flag in ('abortable', 'resumable'):
             value = mark_fields.get(flag, True)
             if not reason and not isinstance(value, bool):

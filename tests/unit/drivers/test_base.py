@@ -57,6 +57,17 @@ def define_interface_with(decorator):
     return BadRaid
 
 
+def _define_waiting_interface(decorator):
+
+    class Waiting(base.PowerInterface):
+
+        @decorator
+        def wait(self, task):
+            pass
+
+    return Waiting
+
+
 @ddt.ddt
 class DecoratorValidationTest(oslotest_base.BaseTestCase):
 
@@ -71,6 +82,14 @@ class DecoratorValidationTest(oslotest_base.BaseTestCase):
                       message)
         for piece in expected:
             self.assertIn(piece, message)
+
+    def test_a_method_with_a_reserved_step_name_is_refused(self):
+        for name, decorator in decorators(priority=0):
+            exc = self.assertRaises(exception.InvalidStepDefinition,
+                                    _define_waiting_interface, decorator)
+            self.assertIn('@%s' % name, str(exc))
+            self.assertIn('wait is a step name the conductor reserves',
+                          str(exc))
 
     def test_a_precheck_that_is_not_a_function_is_refused(self):
         for name, decorator in decorators(priority=0, precheck='check'):

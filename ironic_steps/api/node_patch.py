@@ -5,7 +5,9 @@ of :mod:`node_schema`; this module says what is node-specific: removing a
 top-level field resets it (dicts to ``{}``, ``maintenance``,
 ``protected`` and ``retired`` to false, ``conductor_group`` to ``''``,
 anything else to null), computed fields read as null, and leaving
-maintenance clears its reason.  The checks of every operation and the
+maintenance clears its reason, and a BMC address that changes takes its
+old credentials with it (:func:`forget_moved_credentials`).  The checks of
+every operation and the
 write-only rule for the secrets of the fields the node's view masks
 (``driver_info``, ``instance_info``, ``network_data``, ...) are the shared
 machinery's.  The caller saves the changes through the conductor; this
@@ -15,6 +17,7 @@ module only computes them.
 from ironic_steps.api import node_schema
 from ironic_steps.api import node_view
 from ironic_steps.api import patching
+from ironic_steps.common import masking
 
 _DICT_FIELDS = frozenset(['driver_info', 'instance_info', 'properties',
                           'extra', 'network_data'])
@@ -50,3 +53,33 @@ def changes(node, patch, version):
     if changed.get('maintenance') is False:
         changed['maintenance_reason'] = None
     return changed
+
+
+_ADDRESS = '_address'
+
+
+def forget_moved_credentials(node, changed, patch):
+    """Drop from ``changed['driver_info']`` the secrets of an address that
+    changed (``redfish_address`` -> ``redfish_password``, any secret whose
+    key shares the prefix) unless the patch sets them anew.
+
+    Else whoever may change a node, without being able to read its BMC
+    password, could send the password to a host of their choosing by
+    pointing the address there.  The caller gives it again along with the
+    new address when the BMC is the same one behind a new address.
+    """
+    new = changed.get('driver_info')
+    if new is None:
+        return
+    old = node.driver_info or {}
+    given = {op.get('path') for op in patch if isinstance(op, dict)}
+    if '/driver_info' in given:
+        return   # driver_info given whole: every key in it is given anew
+    moved = [key[:-len(_ADDRESS)] for key in old
+             if key.endswith(_ADDRESS) and new.get(key) != old.get(key)]
+    stale = [key for key in new for prefix in moved
+             if key.startswith(prefix) and masking.is_secret(key)
+             and '/driver_info/' + key not in given]
+    if stale:
+        changed['driver_info'] = {key: value for key, value in new.items()
+                                  if key not in stale}

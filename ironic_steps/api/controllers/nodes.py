@@ -254,6 +254,7 @@ def update(ident):
     patch = body.json_body()
     node = node_ident.get_node(context, ident, version)
     changes = node_patch.changes(node, patch, version)
+    node_patch.forget_moved_credentials(node, changes, patch)
     _check_chassis(context, changes)
     reset = _reset_interfaces(args, version, changes)
     if changes:

@@ -424,3 +424,42 @@ class WiderSecretsTest(base.ApiTestCase):
         self.assertNoSecret(response)
         self.assertEqual('******',
                          response.get_json()['AdminPassword']['value'])
+
+
+class MovedBMCTest(base.ApiTestCase):
+    """A BMC address that changes takes its old password with it."""
+
+    def setUp(self):
+        super().setUp()
+        self.api_create(name='node-1', driver_info={
+            'redfish_address': 'https://10.0.0.9', 'redfish_username': 'ops',
+            'redfish_password': SECRET, 'ipmi_password': SECRET + '-ipmi'})
+
+    def stored(self):
+        return objects.Node.get(self.context, 'node-1').driver_info
+
+    def patch_ok(self, *operations):
+        response = self.patch('/v1/nodes/node-1', json=list(operations))
+        self.assertEqual(200, response.status_code, response.data)
+
+    def test_a_new_address_without_a_new_password_drops_the_old_one(self):
+        self.patch_ok({'op': 'replace', 'path': '/driver_info/'
+                       'redfish_address', 'value': 'https://203.0.113.7'})
+        info = self.stored()
+        self.assertNotIn('redfish_password', info)
+        # Only the moved BMC's secrets: another protocol's stay.
+        self.assertEqual(SECRET + '-ipmi', info['ipmi_password'])
+        self.assertEqual('ops', info['redfish_username'])
+
+    def test_a_new_address_with_its_password_keeps_it(self):
+        self.patch_ok({'op': 'replace', 'path': '/driver_info/'
+                       'redfish_address', 'value': 'https://10.0.0.10'},
+                      {'op': 'replace', 'path': '/driver_info/'
+                       'redfish_password', 'value': 'new-one'})
+        self.assertEqual('new-one', self.stored()['redfish_password'])
+
+    def test_other_changes_keep_the_password(self):
+        self.patch_ok({'op': 'add', 'path': '/driver_info/redfish_verify_ca',
+                       'value': False},
+                      {'op': 'add', 'path': '/extra/rack', 'value': 'r1'})
+        self.assertEqual(SECRET, self.stored()['redfish_password'])

@@ -17,6 +17,7 @@ Every redfish interface goes through here:
 import collections
 import contextlib
 import os
+import posixpath
 import threading
 import urllib.parse
 
@@ -82,6 +83,13 @@ def _system_id(driver_info):
                 'got %r' % (system_id,))
     if not system_id.startswith('/'):
         system_id = _SYSTEMS_PREFIX + system_id
+    # Confined to the Redfish tree: a path of its own choosing on the
+    # BMC's host is not a System (and ../ would climb out of it).
+    if not posixpath.normpath(system_id).startswith(_SYSTEMS_PREFIX):
+        raise exception.InvalidParameterValue(
+            err='driver_info/redfish_system_id must name a System of the '
+                'BMC: an id, or a path under %s; got %r'
+                % (_SYSTEMS_PREFIX, system_id))
     return system_id
 
 

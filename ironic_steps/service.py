@@ -19,7 +19,6 @@ failed cleanly by the next start (see
 """
 
 import faulthandler
-import ipaddress
 import os
 import signal
 import sys
@@ -30,6 +29,7 @@ from oslo_log import log
 
 from ironic_steps.common import context
 from ironic_steps.common import exception
+from ironic_steps.common import exposure
 from ironic_steps.common import safe_log
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
@@ -126,33 +126,6 @@ def prepare_database(create_if_empty):
                                                      ', '.join(pending)))
 
 
-def is_loopback(host_ip):
-    """Whether ``host_ip`` serves this machine only."""
-    try:
-        return (host_ip == 'localhost'
-                or ipaddress.ip_address(host_ip).is_loopback)
-    except ValueError:
-        return False
-
-
-def check_exposure(host_ip):
-    """Refuse an unauthenticated API on a network address, unless told to.
-
-    Called before the API binds its address.  With ``[api]
-    allow_noauth_off_loopback`` the service starts, warning every time.
-
-    :raises UnauthenticatedOnNetwork:
-    """
-    if CONF.auth_strategy != 'noauth' or is_loopback(host_ip):
-        return
-    if not CONF.api.allow_noauth_off_loopback:
-        raise exception.UnauthenticatedOnNetwork(host=host_ip)
-    LOG.warning('The API listens on %s without authentication '
-                '(auth_strategy = noauth, [api] allow_noauth_off_loopback '
-                '= true): anyone who reaches it administers every node.',
-                host_ip)
-
-
 def default_api_threads(embedded):
     """Threads running API requests when ``[api] api_workers`` is not set.
 
@@ -219,7 +192,7 @@ class Service:
         from ironic_steps.api import body
         from ironic_steps.api import lanes
         from ironic_steps.api import server
-        check_exposure(CONF.api.host_ip)
+        exposure.check_exposure(CONF.api.host_ip)
         application = app.create_app()
         long_requests = lanes.matcher(application)
         if self.read_only is not None:

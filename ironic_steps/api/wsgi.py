@@ -6,7 +6,9 @@ sets up logging and builds the app; a server that forks workers thus builds
 one per worker.  This process only serves the API: the conductors run
 elsewhere and are reached with ``[DEFAULT] rpc_transport = oslo`` (with the
 embedded ``none`` transport there is no conductor here, and every change is
-answered 503).
+answered 503).  With ``auth_strategy = noauth`` it serves callers on this
+machine only, as the services serve only a loopback address
+(:class:`LoopbackOnly`).
 """
 
 import os
@@ -14,6 +16,9 @@ import threading
 
 from oslo_log import log
 
+from ironic_steps.api import errors
+from ironic_steps.common import exception
+from ironic_steps.common import exposure
 from ironic_steps.common import safe_log
 from ironic_steps.conf import CONF
 
@@ -28,7 +33,37 @@ def _load():
          default_config_files=[config_file] if config_file else None)
     log.setup(CONF, 'ironic-steps')
     safe_log.install()
-    return app.create_app()
+    return LoopbackOnly.wrap(app.create_app())
+
+
+class LoopbackOnly:
+    """WSGI middleware: with noauth, callers from other machines are
+    refused (403, saying why) unless ``[api] allow_noauth_off_loopback``:
+    the rule the services apply to the address they bind
+    (:mod:`ironic_steps.common.exposure`), applied to each caller, since
+    a WSGI server binds where it likes."""
+
+    def __init__(self, application):
+        self.application = application
+
+    @classmethod
+    def wrap(cls, application):
+        """``application``, wrapped when it authenticates nobody and may
+        not serve the network."""
+        if CONF.auth_strategy != 'noauth' or exposure.open_to_the_network():
+            return application
+        return cls(application)
+
+    def __call__(self, environ, start_response):
+        address = environ.get('REMOTE_ADDR', '')
+        if exposure.is_loopback(address):
+            return self.application(environ, start_response)
+        payload = errors.body(403, str(exception.UnauthenticatedCaller(
+            address=address or 'an unknown address')))
+        start_response('403 Forbidden', [
+            ('Content-Type', 'application/json'),
+            ('Content-Length', str(len(payload)))])
+        return [payload]
 
 
 class _LazyApplication:

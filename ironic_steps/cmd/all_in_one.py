@@ -7,9 +7,11 @@
 Without a command it serves: on [api] host_ip:port (127.0.0.1:6385 by
 default), keeping its SQLite database under [DEFAULT] state_path and
 creating it on first start.  ``run`` and ``inspect`` are ephemeral runs
-(see :mod:`ironic_steps.ephemeral.cli`).
+(see :mod:`ironic_steps.ephemeral.cli`).  Every file it creates is its
+user's alone (0600, directories 0700): they hold BMC passwords.
 """
 
+import os
 import sys
 
 from ironic_steps import service
@@ -29,8 +31,14 @@ def _command(argv):
     return None
 
 
+#: What this process creates (its SQLite database, a run's evidence, its
+#: logs) holds BMC passwords: readable by its own user only.
+PRIVATE_UMASK = 0o077
+
+
 def main(argv=None):
     argv = sys.argv if argv is None else argv
+    os.umask(PRIVATE_UMASK)
     if _command(argv):
         from ironic_steps.ephemeral import cli
         return cli.main(argv)

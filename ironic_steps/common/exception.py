@@ -381,6 +381,15 @@ class BMCTimeout(BMCError):
 
 # --- configurations the service refuses to start with -----------------------
 
+class UnauthenticatedCaller(IronicStepsException):
+    _msg_fmt = ('This API authenticates nobody (auth_strategy is noauth), '
+                'so it serves this machine only; a caller from %(address)s '
+                'is refused. Set auth_strategy = http_basic, or [api] '
+                'allow_noauth_off_loopback = true to accept that anyone '
+                'who reaches it administers every node.')
+    code = http.HTTPStatus.FORBIDDEN
+
+
 class UnauthenticatedOnNetwork(IronicStepsException):
     _msg_fmt = ('auth_strategy is noauth, which makes every caller an '
                 'administrator, and [api] host_ip %(host)s is not a loopback '

@@ -133,8 +133,10 @@ def _prepare_run_dir(args):
             raise runner.RunError(
                 '--run-dir %s is not empty: a run keeps its evidence in a '
                 'directory of its own' % args.run_dir)
+        # The evidence holds BMC passwords: its directory is ours alone.
+        os.chmod(args.run_dir, 0o700)
         return args.run_dir, False
-    os.makedirs(args.run_dir)
+    os.makedirs(args.run_dir, mode=0o700)
     return args.run_dir, True
 
 

@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import sqlite3
+import stat
 import subprocess
 import time
 import urllib.error
@@ -131,6 +132,15 @@ class RunToTheEndTest(EphemeralRunTestCase):
             self.assertNotIn(SECRET, stream.read())
         with open(os.path.join(self.run_dir, 'ironic-steps.log')) as log:
             self.assertIn('started', log.read())
+
+    def test_the_evidence_is_readable_by_its_owner_alone(self):
+        # The dump and the inventory hold the BMC passwords as given.
+        self.assertEqual(0, self.result.returncode, self.result.stderr)
+        self.assertEqual(0o700, stat.S_IMODE(os.stat(self.run_dir).st_mode))
+        for name in os.listdir(self.run_dir):
+            mode = stat.S_IMODE(os.stat(os.path.join(self.run_dir,
+                                                     name)).st_mode)
+            self.assertEqual(0, mode & 0o077, '%s is %o' % (name, mode))
 
     def test_the_dump_restores_with_sqlite3_to_what_the_report_says(self):
         restored = os.path.join(self.tmp, 'restored.sqlite')

@@ -11,6 +11,7 @@ import ddt
 import fixtures
 
 from ironic_steps.common import exception
+from ironic_steps.common import exposure
 from ironic_steps.conf import CONF
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
@@ -231,13 +232,13 @@ class ExposureTest(base.TestCase):
     @ddt.data('127.0.0.1', '::1', 'localhost', '127.0.0.2')
     def test_noauth_on_loopback_starts_quietly(self, host):
         logs = self.useFixture(fixtures.FakeLogger())
-        service.check_exposure(host)
+        exposure.check_exposure(host)
         self.assertEqual('', logs.output)
 
     @ddt.data('0.0.0.0', '192.0.2.10', '::', 'bm.example.com')
     def test_noauth_on_a_network_address_refuses_to_start(self, host):
         exc = self.assertRaises(exception.UnauthenticatedOnNetwork,
-                                service.check_exposure, host)
+                                exposure.check_exposure, host)
         self.assertIn(host, str(exc))
         self.assertIn('allow_noauth_off_loopback', str(exc))
 
@@ -252,10 +253,10 @@ class ExposureTest(base.TestCase):
     def test_allowed_explicitly_it_warns_at_every_start(self):
         self.config(allow_noauth_off_loopback=True, group='api')
         logs = self.useFixture(fixtures.FakeLogger())
-        service.check_exposure('192.0.2.10')
-        service.check_exposure('192.0.2.10')
+        exposure.check_exposure('192.0.2.10')
+        exposure.check_exposure('192.0.2.10')
         self.assertEqual(2, logs.output.count('without authentication'))
 
     def test_http_basic_may_listen_anywhere(self):
         self.config(auth_strategy='http_basic')
-        service.check_exposure('192.0.2.10')
+        exposure.check_exposure('192.0.2.10')

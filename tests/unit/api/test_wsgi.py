@@ -12,7 +12,10 @@ _SERVE_ONE_REQUEST = '''
 import json, sys
 from werkzeug.test import run_wsgi_app, EnvironBuilder
 from ironic_steps.api import wsgi
-environ = EnvironBuilder(path='/v1').get_environ()
+import os
+environ = EnvironBuilder(path='/v1', environ_base={
+    'REMOTE_ADDR': os.environ.get('TEST_REMOTE_ADDR', '127.0.0.1')}
+    ).get_environ()
 body, status, headers = run_wsgi_app(wsgi.application, environ)
 print(json.dumps({'status': status, 'body': b''.join(body).decode()}))
 '''
@@ -20,20 +23,35 @@ print(json.dumps({'status': status, 'body': b''.join(body).decode()}))
 
 class WsgiApplicationTest(testtools.TestCase):
 
-    def test_the_application_reads_the_file_named_in_the_environment(self):
-        # A process of its own: loading parses the global configuration.
+    def serve_one_request(self, api_options='', remote='127.0.0.1'):
+        """The answer to GET /v1 from ``remote``, in a process of its own
+        (loading parses the global configuration)."""
         directory = self.useFixture(fixtures.TempDir()).path
         config_file = os.path.join(directory, 'api.conf')
         with open(config_file, 'w') as conf:
             conf.write('[DEFAULT]\nstate_path = %s\n[api]\n'
-                       'public_endpoint = https://bm.example.com\n'
-                       % directory)
+                       'public_endpoint = https://bm.example.com\n%s'
+                       % (directory, api_options))
         result = subprocess.run(
             [sys.executable, '-c', _SERVE_ONE_REQUEST], capture_output=True,
             text=True, timeout=60,
-            env=dict(os.environ, IRONIC_STEPS_CONFIG_FILE=config_file))
+            env=dict(os.environ, IRONIC_STEPS_CONFIG_FILE=config_file,
+                     TEST_REMOTE_ADDR=remote))
         self.assertEqual(0, result.returncode, result.stderr)
-        answer = json.loads(result.stdout.splitlines()[-1])
+        return json.loads(result.stdout.splitlines()[-1])
+
+    def test_without_authentication_other_machines_are_refused(self):
+        answer = self.serve_one_request(remote='192.0.2.7')
+        self.assertEqual('403 Forbidden', answer['status'])
+        fault = json.loads(json.loads(answer['body'])['error_message'])
+        self.assertIn('192.0.2.7', fault['faultstring'])
+        self.assertIn('allow_noauth_off_loopback', fault['faultstring'])
+        answer = self.serve_one_request(
+            'allow_noauth_off_loopback = true\n', remote='192.0.2.7')
+        self.assertEqual('200 OK', answer['status'])
+
+    def test_the_application_reads_the_file_named_in_the_environment(self):
+        answer = self.serve_one_request()
         self.assertEqual('200 OK', answer['status'])
         self.assertEqual('https://bm.example.com/v1/',
                          json.loads(answer['body'])['links'][0]['href'])

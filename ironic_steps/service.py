@@ -198,7 +198,7 @@ class Service:
         if self.read_only is not None:
             from ironic_steps.api import read_only
             application = read_only.ReadOnly(application, self.read_only)
-        self.server = server.Server(
+        api_server = server.Server(
             application, CONF.api.host_ip, CONF.api.port,
             long_requests=long_requests,
             threads=self._api_threads(), timeout=CONF.api.client_timeout,
@@ -206,7 +206,15 @@ class Service:
             max_connections=CONF.api.max_connections,
             backlog=CONF.api.backlog,
             retry_after=CONF.api.retry_after_seconds)
-        self.server.prepare()
+        try:
+            api_server.prepare()
+        except OSError as exc:
+            raise exception.APICannotListen(
+                host=CONF.api.host_ip, port=CONF.api.port,
+                reason=exc.strerror or exc) from exc
+        # Kept once it listens: a service that could not has no server
+        # to stop.
+        self.server = api_server
         if self.server.long_requests is not None:
             # The I/O thread gives up the interpreter at each wait for I/O
             # (several per request) and, while the lane or a conductor

@@ -390,6 +390,12 @@ class UnauthenticatedCaller(IronicStepsException):
     code = http.HTTPStatus.FORBIDDEN
 
 
+class APICannotListen(IronicStepsException):
+    _msg_fmt = ('The API cannot listen on %(host)s port %(port)s: '
+                '%(reason)s. Another service (another ironic-steps?) may '
+                'hold the port: stop it, or set [api] host_ip and port.')
+
+
 class UnauthenticatedOnNetwork(IronicStepsException):
     _msg_fmt = ('auth_strategy is noauth, which makes every caller an '
                 'administrator, and [api] host_ip %(host)s is not a loopback '

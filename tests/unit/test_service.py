@@ -250,6 +250,20 @@ class ExposureTest(base.TestCase):
                           svc._start_api)
         self.assertIsNone(svc.server)
 
+    def test_a_port_in_use_is_named_and_nothing_is_left_to_stop(self):
+        with socket.socket() as holder:
+            holder.bind(('127.0.0.1', 0))
+            holder.listen()
+            port = holder.getsockname()[1]
+            self.config(port=port, group='api')
+            svc = service.Service(conductor=False)
+            exc = self.assertRaises(exception.APICannotListen,
+                                    svc._start_api)
+        self.assertIn('127.0.0.1 port %d: Address already in use' % port,
+                      str(exc))
+        self.assertIsNone(svc.server)
+        svc.stop()   # what the command does next: no AttributeError
+
     def test_allowed_explicitly_it_warns_at_every_start(self):
         self.config(allow_noauth_off_loopback=True, group='api')
         logs = self.useFixture(fixtures.FakeLogger())

@@ -40,7 +40,7 @@ from ironic_steps.common import x_steps
 from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
-REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
+REQUEST_ID_HEADER = auth.REQUEST_ID_HEADER
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,

@@ -1,11 +1,13 @@
 """Who may call the API: noauth, HTTP basic users and their roles."""
 
 import base64
+import logging
 import os
 
 import bcrypt
 import ddt
 import fixtures
+from oslo_context import context as oslo_context
 from oslo_middleware import exceptions as middleware_exc
 
 from ironic_steps.api import policy
@@ -65,6 +67,33 @@ class HttpBasicTest(base.ApiTestCase):
     def test_a_wrong_password_is_401(self):
         response = self.get('/v1/nodes', headers=basic('alice', 'guess'))
         self.assertError(response, 401)
+
+    def test_a_refused_login_is_logged_under_its_own_request_id(self):
+        # What the thread's current context is when the refusal is logged.
+        logged = []
+
+        class _Recorder(logging.Handler):
+            def emit(self, record):
+                current = oslo_context.get_current()
+                logged.append((record.getMessage(),
+                               current and current.request_id))
+
+        recorder = _Recorder()
+        auth_log = logging.getLogger('oslo_middleware.basic_auth')
+        auth_log.addHandler(recorder)
+        self.addCleanup(auth_log.removeHandler, recorder)
+        self.addCleanup(auth_log.setLevel, auth_log.level)
+        auth_log.setLevel(logging.INFO)
+        earlier = self.as_user('alice', 'GET', '/v1/nodes')
+        self.assertEqual(200, earlier.status_code)
+        refused = self.request('GET', '/v1/nodes',
+                               headers=basic('alice', 'wrong'))
+        self.assertError(refused, 401, 'Authentication required')
+        request_id = refused.headers['X-OpenStack-Request-Id']
+        self.assertNotEqual(earlier.headers['X-OpenStack-Request-Id'],
+                            request_id)
+        self.assertIn(('Password for alice does not match', request_id),
+                      logged)
 
     def test_an_unknown_user_is_401(self):
         response = self.get('/v1/nodes', headers=basic('mallory', 'x'))

@@ -8,7 +8,9 @@ the application:
     address (the default ``[api] host_ip``).
 ``http_basic``
     oslo.middleware's HTTP basic authentication against the bcrypt
-    htpasswd file ``[api] http_basic_auth_user_file``.  A user listed in
+    htpasswd file ``[api] http_basic_auth_user_file``, at a bounded cost
+    (:mod:`password_checks`: good credentials remembered, unknown users
+    as slow as known ones, 429 for an address that keeps failing).  A user listed in
     ``[api] reader_users`` gets the ``reader`` role, any other user of the
     file ``admin`` (see :mod:`ironic_steps.api.policy` for what each may
     do).  Version discovery and agent heartbeats need no credentials, as
@@ -28,6 +30,7 @@ import webob
 import webob.exc
 
 from ironic_steps.api import errors
+from ironic_steps.api import password_checks
 from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -126,6 +129,7 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
         self.public_application = application
         self.auth_file = auth_file or CONF.api.http_basic_auth_user_file
         basic_auth.validate_auth_file(self.auth_file)
+        self._passwords = password_checks.PasswordChecker(self.auth_file)
 
     def __call__(self, environ, start_response):
         if _PUBLIC_PATHS.match(environ.get('PATH_INFO') or '/'):
@@ -138,8 +142,9 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
         try:
             username, password = basic_auth.parse_token(
                 basic_auth.parse_header(environ))
-            environ.update(basic_auth.authenticate(
-                self.auth_file, username, _bcrypt_input(password)))
+            environ.update(self._passwords.check(
+                username, _bcrypt_input(password),
+                environ.get('REMOTE_ADDR', '')))
         except Exception as exc:
             refusal = self.format_exception(exc)
             # The id the refusal was logged under, for the caller to quote.
@@ -161,6 +166,8 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
         if status == 401:
             headers.append(('WWW-Authenticate',
                             'Basic realm="Baremetal API"'))
+        elif isinstance(e, exception.TooManyFailedLogins):
+            headers.append(('Retry-After', str(e.kwargs['retry_after'])))
         return webob.Response(body=errors.body(status, message),
                               status=status, headerlist=headers)
 

@@ -390,6 +390,12 @@ class UnauthenticatedCaller(IronicStepsException):
     code = http.HTTPStatus.FORBIDDEN
 
 
+class TooManyFailedLogins(IronicStepsException):
+    _msg_fmt = ('%(failures)s failed logins from this address within '
+                '%(window)s seconds: try again in %(retry_after)s seconds.')
+    code = http.HTTPStatus.TOO_MANY_REQUESTS
+
+
 class APICannotListen(IronicStepsException):
     _msg_fmt = ('The API cannot listen on %(host)s port %(port)s: '
                 '%(reason)s. Another service (another ironic-steps?) may '

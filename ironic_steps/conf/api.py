@@ -94,6 +94,23 @@ opts = [
                default='/etc/ironic-steps/htpasswd',
                help='htpasswd file (bcrypt entries) used when '
                     'auth_strategy is http_basic.'),
+    cfg.IntOpt('http_basic_cache_seconds',
+               default=300, min=0,
+               help='With auth_strategy = http_basic: seconds a user name '
+                    'and password the file vouched for are taken as good '
+                    'without checking them with bcrypt again (a change '
+                    'of the file applies at once); 0 checks every '
+                    'request.'),
+    cfg.IntOpt('http_basic_max_failures',
+               default=10, min=0,
+               help='With auth_strategy = http_basic: failed logins from '
+                    'one address within http_basic_failure_window seconds '
+                    'after which it is answered 429 (with Retry-After) '
+                    'without checking its passwords; 0 never limits.'),
+    cfg.IntOpt('http_basic_failure_window',
+               default=60, min=1,
+               help='With auth_strategy = http_basic: the seconds over '
+                    'which http_basic_max_failures counts.'),
     cfg.ListOpt('reader_users',
                 default=[],
                 help='With auth_strategy = http_basic: users of the '

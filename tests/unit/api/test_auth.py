@@ -95,6 +95,21 @@ class HttpBasicTest(base.ApiTestCase):
         self.assertIn(('Password for alice does not match', request_id),
                       logged)
 
+    def test_an_address_that_keeps_failing_is_429_until_it_may_retry(self):
+        self.config(http_basic_max_failures=3, group='api')
+        self.assertEqual(200, self.as_user('alice', 'GET',
+                                           '/v1/nodes').status_code)
+        for _ in range(3):
+            self.assertError(self.request('GET', '/v1/nodes', headers=basic(
+                'rita', 'guess')), 401)
+        refused = self.request('GET', '/v1/nodes',
+                               headers=basic('rita', USERS['rita']))
+        self.assertError(refused, 429, '3 failed logins', 'try again in')
+        self.assertLessEqual(1, int(refused.headers['Retry-After']))
+        # An administrator whose password was just checked is not locked out.
+        self.assertEqual(200, self.as_user('alice', 'GET',
+                                           '/v1/nodes').status_code)
+
     def test_an_unknown_user_is_401(self):
         response = self.get('/v1/nodes', headers=basic('mallory', 'x'))
         self.assertError(response, 401)

@@ -68,8 +68,10 @@ def is_secret(key):
 
 def _is_secret_pair(value):
     """Whether dict ``value`` is a name/value pair naming a secret."""
+    if 'value' not in value:
+        return False
     name = value.get('name')
-    return ('value' in value and isinstance(name, str) and is_secret(name))
+    return isinstance(name, str) and is_secret(name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -106,15 +108,20 @@ def _mask_text(value):
 
 def mask(value):
     """A copy of ``value`` with every secret replaced by :data:`MASK`."""
+    # Written out, not through a helper per value: every node shown comes
+    # here for each of its values, and most need no work at all.
     if isinstance(value, dict):
-        if _is_secret_pair(value):
-            return {k: MASK if k == 'value' else mask(v)
-                    for k, v in value.items()}
-        return {k: MASK if is_secret(k) else mask(v)
+        secret = (lambda key: key == 'value') if _is_secret_pair(
+            value) else is_secret
+        return {k: MASK if secret(k) else
+                mask(v) if isinstance(v, _CONTAINERS) else
+                _mask_text(v) if isinstance(v, str) and '://' in v else v
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [mask(item) for item in value]
-    if isinstance(value, str):
+        return [mask(v) if isinstance(v, _CONTAINERS) else
+                _mask_text(v) if isinstance(v, str) and '://' in v else v
+                for v in value]
+    if isinstance(value, str) and '://' in value:
         return _mask_text(value)
     return value
 

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 
+from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
@@ -72,10 +73,10 @@ def serve(run_dir, port, stream=None, stop=None):
             read_only=READ_ONLY % os.path.abspath(run_dir))
         try:
             running.start()
-        except OSError as exc:
+        except exception.APICannotListen as exc:
             running = None   # nothing started
             raise ServeError('cannot serve on 127.0.0.1:%d: %s' % (
-                port, exc.strerror or exc)) from exc
+                port, exc.kwargs['reason'])) from exc
         endpoint = 'http://127.0.0.1:%d' % running.port
         stream.write(
             'Serving the run in %s read-only on %s\n'

@@ -270,3 +270,41 @@ class BIOSSettingsTest(CLITestCase):
                    json.dumps(self.APPLY), '--wait', '60')
         self.assertEqual({'LogicalProc': 'Enabled', 'BootMode': 'Uefi'},
                          self.listed(client, 'node-1'))
+
+
+class StepsAcrossTheFlowTest(CLITestCase):
+    """Reserved steps and the operator's disallow list, with the real CLI."""
+
+    def test_reserved_steps_run_and_disallowed_steps_are_refused(self):
+        service = self.useFixture(functional.AllInOneService({
+            'fake': {'agent_delay': 0},
+            'conductor': {'node_locked_retry_interval': 0.1,
+                          'step_poll_interval': 0.5},
+            'api': {'disallow_deploy_steps': 'bios.factory_reset'}}))
+        client = functional.OpenStackClient(service.endpoint)
+        self.enrol_and_provide(client, 'node-1')
+        self.enrol_and_provide(client, 'node-2')
+        # An operator reboots the machine and lets it settle a second
+        # before the image is written.
+        client.run('node', 'deploy', 'node-1', '--deploy-steps', json.dumps([
+            {'interface': 'power', 'step': 'reboot', 'priority': 95,
+             'args': {}},
+            {'interface': 'deploy', 'step': 'wait', 'priority': 90,
+             'args': {'seconds': 1}}]), '--wait', '60')
+        self.assertEqual('active', client.json(
+            'node', 'show', 'node-1')['provision_state'])
+        ran = [entry['Step'] for entry in client.json(
+            'node', 'step', 'history', 'node-1', '--flow', 'deploy')]
+        self.assertEqual(['deploy.deploy', 'power.reboot', 'deploy.wait',
+                          'deploy.write_image'], ran[:4])
+        # A step the operator disallows is refused, and nothing moves.
+        result = client.run('node', 'deploy', 'node-2', '--deploy-steps',
+                            json.dumps([{'interface': 'bios',
+                                         'step': 'factory_reset',
+                                         'priority': 95, 'args': {}}]),
+                            check=False)
+        self.assertNotEqual(0, result.returncode)
+        self.assertIn('bios.factory_reset is not allowed', result.stderr)
+        self.assertIn('[api] disallow_deploy_steps', result.stderr)
+        self.assertEqual('available', client.json(
+            'node', 'show', 'node-2')['provision_state'])

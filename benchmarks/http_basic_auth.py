@@ -161,7 +161,7 @@ def main():
     args = parser.parse_args()
     code = subprocess.run(
         [sys.executable, '-c', 'import ironic_steps; '
-         'print(ironic_steps.__file__)'], capture_output=True,
+         'print(ironic_steps.__file__)'], capture_output=True, cwd=os.sep,
         text=True).stdout.strip()
     result = {'label': args.label, 'code': code, 'cost': args.cost,
               'attackers': args.attackers}

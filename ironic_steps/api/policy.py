@@ -21,8 +21,8 @@ import threading
 from oslo_policy import policy
 
 from ironic_steps.api import errors
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 # Written out in roles rather than through alias rules: each level of
 # rule:... indirection costs a request about 0.05 ms in oslo.policy.

@@ -40,8 +40,8 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 
 @dataclasses.dataclass(frozen=True)

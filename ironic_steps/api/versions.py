@@ -96,7 +96,7 @@ When adding a version, update:
 - the changelog above;
 - the gate tables that use it (``node_view._FIELD_VERSIONS``, ...);
 - ``api-ref/source`` and a release note;
-- ``api`` of the newest release in ``common/release_mappings.py`` (a test
+- ``api`` of the newest release in ``release_mappings.py`` (a test
   checks it equals the maximum here).
 """
 
@@ -106,8 +106,8 @@ import re
 from werkzeug import exceptions as http_exc
 
 from ironic_steps.api import errors
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 #: The only major version.
 BASE_VERSION = 1
@@ -191,7 +191,7 @@ def max_version():
     """The highest version this service answers.
 
     While ``[DEFAULT] pin_release_version`` names an older release, that
-    release's maximum (from ``common/release_mappings.py``), so that an
+    release's maximum (from ``release_mappings.py``), so that an
     upgraded API offers nothing the older conductors cannot do.  Everything
     reads the maximum through here.
     """

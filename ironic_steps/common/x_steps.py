@@ -5,8 +5,8 @@ One switch for every layer: the API routes its paths, the conductor
 honours its step keys, only while :func:`enabled`.
 """
 
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 #: The release that brought the extension.
 RELEASE = '0.6'

@@ -18,8 +18,8 @@ import hmac
 import secrets
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 TOKEN_KEY = 'agent_secret_token'
 #: Where the agent's heartbeat said it listens (a flow's agent's only).

@@ -20,7 +20,6 @@ from oslo_log import log
 
 from ironic_steps.common import configdrive
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.common import step_kinds
@@ -34,6 +33,7 @@ from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps import objects
+from ironic_steps import release_mappings
 
 LOG = log.getLogger(__name__)
 

@@ -29,8 +29,8 @@ import time
 from tooz import hashring
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 #: The first release whose ring takes its partitions from the option.
 _PARTITION_EXPONENT_SINCE = '0.5'

@@ -32,7 +32,6 @@ import datetime
 from oslo_utils import timeutils
 
 from ironic_steps.common import interfaces
-from ironic_steps.common import release_mappings
 from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.conductor import agent_steps
@@ -40,6 +39,7 @@ from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import power
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps import release_mappings
 
 SINCE_RELEASE = '0.9'
 #: Reserved step name -> the power action it runs.

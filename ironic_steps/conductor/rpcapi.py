@@ -8,7 +8,7 @@ the node to (a live one serving its driver), capped at the pinned
 release's RPC version during a rolling upgrade.
 
 Version history (bump on every change of a method or its arguments, and
-add the new version to ``common/release_mappings.py``):
+add the new version to ``release_mappings.py``):
 
 * 1.0 - create_node, update_node, destroy_node, do_provisioning_action,
   do_node_deploy, do_node_tear_down, heartbeat
@@ -33,13 +33,13 @@ import oslo_messaging as messaging
 from oslo_utils import versionutils
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.common import rpc
 from ironic_steps.common import states
 from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
 from ironic_steps import objects
 from ironic_steps.objects import base as objects_base
+from ironic_steps import release_mappings
 
 _local_manager = None
 

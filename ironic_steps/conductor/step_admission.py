@@ -35,8 +35,8 @@ applies them.
 """
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 #: The first release whose conductors apply the lists and prechecks.
 SINCE_RELEASE = '0.9'

@@ -42,11 +42,11 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import masking
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps import objects
 from ironic_steps.objects import step_history as outcomes
+from ironic_steps import release_mappings
 
 LOG = log.getLogger(__name__)
 

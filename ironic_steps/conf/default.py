@@ -5,7 +5,7 @@ import socket
 
 from oslo_config import cfg
 
-from ironic_steps.common import release_mappings
+from ironic_steps import release_mappings
 
 opts = [
     cfg.StrOpt('host',

@@ -13,9 +13,9 @@ import types
 import stevedore
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps import release_mappings
 
 HARDWARE_TYPES_NAMESPACE = 'ironic_steps.hardware.types'
 INTERFACES_NAMESPACE = 'ironic_steps.hardware.interfaces.%s'

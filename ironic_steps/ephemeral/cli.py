@@ -26,13 +26,13 @@ import os
 import shutil
 import sys
 
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 from ironic_steps.ephemeral import driver
 from ironic_steps.ephemeral import evidence
 from ironic_steps.ephemeral import inventory
 from ironic_steps.ephemeral import runner
 from ironic_steps.ephemeral import saved_run
+from ironic_steps import release_mappings
 from ironic_steps import service
 
 COMMANDS = ('run', 'inspect')

@@ -20,8 +20,8 @@ from oslo_versionedobjects import base as ovo_base
 from oslo_versionedobjects import fields as ovo_fields
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 
 class IronicStepsObjectRegistry(ovo_base.VersionedObjectRegistry):

@@ -10,8 +10,8 @@ import uuid
 import fixtures
 import testtools
 
-from ironic_steps.common import release_mappings
 from ironic_steps.conductor import hash_ring
+from ironic_steps import release_mappings
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
 from tests import postgresql

@@ -21,6 +21,7 @@ Everything here is 404 while the services are pinned to a release before
 import flask
 
 from ironic_steps.api import body
+from ironic_steps.api.controllers import nodes
 from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_resources
@@ -28,12 +29,11 @@ from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
-from ironic_steps.api.controllers import nodes
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
+from ironic_steps import release_mappings
 
 blueprint = flask.Blueprint('node_resources', __name__, url_prefix='/v1')
 

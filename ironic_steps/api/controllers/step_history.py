@@ -25,9 +25,9 @@ from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import masking
-from ironic_steps.common import release_mappings
 from ironic_steps.common import step_kinds
 from ironic_steps import objects
+from ironic_steps import release_mappings
 
 blueprint = flask.Blueprint('step_history', __name__,
                             url_prefix='/v1/nodes/<ident>/x-steps/history')

@@ -42,11 +42,11 @@ import urllib.parse
 from oslo_log import log
 
 from ironic_steps.common import exception
-from ironic_steps.common import release_mappings
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers.modules import agent_client
+from ironic_steps import release_mappings
 
 LOG = log.getLogger(__name__)
 

@@ -3,10 +3,10 @@
 import ddt
 
 from ironic_steps.api import versions
-from ironic_steps.common import release_mappings
 from ironic_steps.common import states
 from ironic_steps.conductor import registry
 from ironic_steps import objects
+from ironic_steps import release_mappings
 from tests import base as tests_base
 from tests.unit.api import base
 from tests.unit.conductor import test_hash_ring

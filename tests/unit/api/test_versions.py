@@ -7,7 +7,7 @@ import ddt
 
 from ironic_steps.api import node_view
 from ironic_steps.api import versions
-from ironic_steps.common import release_mappings
+from ironic_steps import release_mappings
 from tests.unit.api import base
 
 #: The newest version, as the release mapping says (the code's maximum is

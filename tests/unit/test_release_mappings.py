@@ -3,10 +3,10 @@
 from oslo_utils import versionutils
 import testtools
 
-from ironic_steps.common import release_mappings
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.objects import base as objects_base
+from ironic_steps import release_mappings
 
 MAPPING = release_mappings.RELEASE_MAPPING
 

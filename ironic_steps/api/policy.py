@@ -21,6 +21,7 @@ import threading
 from oslo_policy import policy
 
 from ironic_steps.api import errors
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps import release_mappings
 
@@ -272,10 +273,10 @@ def authorize_steps(context, steps, node=None):
     if not enforcer.use_conf:
         return   # no policy file: only the rules in code, none per step
     enforcer.load_rules()
-    rules = [STEP_RULE % '%s.%s' % (step['interface'], step['step'])
-             for step in steps if isinstance(step, dict)
+    rules = [STEP_RULE % label for step in steps if isinstance(step, dict)
              and isinstance(step.get('interface'), str)
-             and isinstance(step.get('step'), str)]
+             and isinstance(step.get('step'), str)
+             for label in step_kinds.labels(step['interface'], step['step'])]
     rules = [rule for rule in rules if rule in enforcer.rules]
     if not rules:
         return

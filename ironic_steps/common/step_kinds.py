@@ -17,6 +17,7 @@ too (:func:`running_in`), never a table of its own.  A new flow
 import dataclasses
 import types
 
+from ironic_steps.common import interfaces
 from ironic_steps.common import states
 
 DEPLOY = 'deploy'
@@ -26,6 +27,20 @@ STEP_KINDS = (DEPLOY, CLEAN)
 #: (``ironic_steps.conductor.reserved_steps``): no driver step has one.
 RESERVED_STEP_NAMES = frozenset(['hold', 'power_off', 'power_on', 'reboot',
                                  'wait'])
+
+
+def labels(interface, step):
+    """The labels (``interface.step``) a rule about this step may name.
+
+    A reserved step runs the same whatever interface a request names it
+    on, so a rule naming it on one interface (``power.reboot`` in a
+    disallow list or a policy rule) covers every spelling of it
+    (``management.reboot``); any other step has its one label.
+    """
+    if step in RESERVED_STEP_NAMES:
+        return tuple('%s.%s' % (name, step) for name in sorted(
+            set(interfaces.ALL_INTERFACES) | {interface}))
+    return ('%s.%s' % (interface, step),)
 
 
 @dataclasses.dataclass(frozen=True)

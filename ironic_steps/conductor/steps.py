@@ -53,6 +53,7 @@ import types
 import typing
 
 from ironic_steps.common import exception
+from ironic_steps.common import step_kinds
 from ironic_steps.common import x_steps
 from ironic_steps.conductor import agent_steps
 # Named here too, where the planner's users have always found it.
@@ -307,7 +308,8 @@ def _apply(task, requests, offered, kind, problems, deferred=None,
 
 
 def _forbidden_problem(raw, kind, forbidden):
-    if _label(raw) in forbidden and raw.get('priority') != 0:
+    if (raw.get('priority') != 0 and not forbidden.isdisjoint(
+            step_kinds.labels(raw['interface'], raw['step']))):
         return step_admission.refusal(kind, _label(raw))
     return None
 

@@ -104,6 +104,16 @@ class DisallowedStepsTest(_GovernanceTestCase):
         self.assertIn('deploy.write_image', ran)
         self.assertNotIn('power.boot_instance', ran)
 
+    def test_a_disallowed_reserved_step_is_refused_on_any_interface(self):
+        # The conductor runs power.reboot whatever interface names it.
+        self.config(disallow_deploy_steps=['power.reboot'], group='api')
+        node = self.make_available(name='node-1')
+        for interface in ('power', 'management', 'raid'):
+            self.assertError(self.deploy('node-1', deploy_steps=[
+                {'interface': interface, 'step': 'reboot', 'priority': 90,
+                 'args': {}}]), 400, '%s.reboot is not allowed' % interface)
+        self.assertNodeUnchanged(node)
+
     def test_a_request_may_still_disable_a_disallowed_step(self):
         self.make_available(name='node-1')
         off = {'interface': 'power', 'step': 'boot_instance', 'priority': 0,
@@ -155,6 +165,14 @@ class StepPolicyTest(_GovernanceTestCase):
         # A step without a rule is the caller's to run, as before.
         self.assertEqual(202, self.deploy('node-1',
                                           deploy_steps=[RESET]).status_code)
+
+    def test_a_rule_for_a_reserved_step_covers_every_interface(self):
+        node = self.make_available(name='node-1')
+        self.use_rules({'baremetal:step:execute:power.reboot': '!'})
+        self.assertError(self.deploy('node-1', deploy_steps=[
+            {'interface': 'management', 'step': 'reboot', 'priority': 90,
+             'args': {}}]), 403, 'baremetal:step:execute:power.reboot')
+        self.assertNodeUnchanged(node)
 
     def test_a_rule_may_look_at_the_node_s_owner(self):
         self.use_rules({'baremetal:step:execute:bios.factory_reset':

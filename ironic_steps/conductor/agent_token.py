@@ -61,6 +61,15 @@ def check(node, token):
         raise exception.InvalidAgentToken()
 
 
+def forget_agent(node):
+    """Drop the token and the agent's URL (saved with the node's next
+    save): the agent the machine boots next looks up afresh."""
+    info = node.driver_internal_info or {}
+    if TOKEN_KEY in info or URL_KEY in info:
+        node.driver_internal_info = {k: v for k, v in info.items()
+                                     if k not in (TOKEN_KEY, URL_KEY)}
+
+
 def forget(node):
     """Drop the token (saved with the node's next save)."""
     info = node.driver_internal_info or {}

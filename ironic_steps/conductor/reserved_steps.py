@@ -125,11 +125,7 @@ def execute(task, step, flow):
     name = step['step']
     if name in _POWER_ACTIONS:
         if name == 'power_off':
-            agent_token.forget(task.node)
-            task.node.driver_internal_info = {
-                key: value for key, value
-                in (task.node.driver_internal_info or {}).items()
-                if key != agent_token.URL_KEY}
+            agent_token.forget_agent(task.node)
         power.act(task, _POWER_ACTIONS[name])
         return None
     seconds = (step.get('args') or {}).get('seconds')

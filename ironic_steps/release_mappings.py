@@ -116,6 +116,21 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
+    # The node API from 1.70 to 1.80: manual cleaning without the agent
+    # (disable_ramdisk), the agent's status in heartbeats, the deploy and
+    # undeploy verbs, the BIOS registry (BIOSSetting 1.1), the node's
+    # boot mode and secure boot (Node 1.4; RPC 1.5 change_node_boot_mode,
+    # change_node_secure_boot), driver ?fields, the node history
+    # endpoints, allocations preferring a node's name.
+    ('0.10', {
+        'api': '1.80',
+        'rpc': '1.5',
+        'objects': {'Node': ['1.4'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

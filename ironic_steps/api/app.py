@@ -24,6 +24,7 @@ from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
+from ironic_steps.api.controllers import node_history
 from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_resources
@@ -47,7 +48,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                drivers.blueprint, conductors.blueprint,
                deploy_templates.blueprint, node_resources.blueprint,
                allocations.blueprint, allocations.node_blueprint,
-               node_management.blueprint, step_history.blueprint)
+               node_management.blueprint, step_history.blueprint,
+               node_history.blueprint)
 
 
 def _prepare_request():

@@ -125,7 +125,7 @@ class Forbidden(exception.IronicStepsException):
 
 # --- endpoints Ironic has that ironic-steps does not provide ----------------
 
-#: Paths of Ironic's API (up to 1.69) that ironic-steps does not serve; they
+#: Paths of Ironic's API (up to 1.80) that ironic-steps does not serve; they
 #: answer 404 like any unknown path, saying so (api-ref lists them).
 _NOT_PROVIDED = re.compile(
     r'^/v1/(?:(?P<top>events)'

@@ -35,7 +35,8 @@ FIELDS = (
     'reservation', 'inspection_started_at', 'inspection_finished_at',
     'clean_step', 'deploy_step', 'driver_info', 'driver_internal_info',
     'instance_info', 'properties', 'extra', 'raid_config',
-    'target_raid_config', 'network_data', 'traits',
+    'target_raid_config', 'network_data', 'traits', 'boot_mode',
+    'secure_boot',
     'bios_interface', 'boot_interface', 'console_interface',
     'deploy_interface', 'inspect_interface', 'management_interface',
     'network_interface', 'power_interface', 'raid_interface',
@@ -80,6 +81,8 @@ _FIELD_VERSIONS = {
     'retired_reason': v.at(v.MINOR_61_NODE_RETIRED),
     'lessee': v.at(v.MINOR_65_NODE_LESSEE),
     'network_data': v.at(v.MINOR_66_NODE_NETWORK_DATA),
+    'boot_mode': v.at(v.MINOR_75_NODE_BOOT_MODE),
+    'secure_boot': v.at(v.MINOR_75_NODE_BOOT_MODE),
 }
 
 #: Fields that are not columns of the node: computed when shown.

@@ -84,8 +84,28 @@ implement it):
 * 1.66 - node ``network_data`` field.
 * 1.68 - heartbeats may carry ``agent_verify_ca``: the certificate the
   agent's API serves, which the conductor then trusts.
-* 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets
-  (maximum).
+* 1.69 - ``deploy_steps`` with the ``active`` and ``rebuild`` targets.
+* 1.70 - ``disable_ramdisk`` with the ``clean`` target: manual cleaning
+  without booting the agent, refused when a step needs it.
+* 1.71 - no change here: Ironic's marker for scope-based roles.
+* 1.72 - heartbeats may carry ``agent_status`` (``start``, ``end``,
+  ``error``) and ``agent_status_message``.
+* 1.73 - the ``deploy`` and ``undeploy`` provision targets (the same as
+  ``active`` and ``deleted``).
+* 1.74 - BIOS settings carry their registry (type, allowed values,
+  bounds, read-only, reset required, unique) with ``?detail`` or
+  ``?fields``.
+* 1.75 - node ``boot_mode`` and ``secure_boot`` fields (as the BMC last
+  reported them).
+* 1.76 - ``PUT /v1/nodes/{node}/states/boot_mode`` and
+  ``states/secure_boot``.
+* 1.77 - ``?fields`` on the driver list and a driver.
+* 1.78 - a node's history: ``GET /v1/nodes/{node}/history`` and
+  ``history/{event}``.
+* 1.79 - no change here: Ironic's marker for allocations preferring the
+  node named as the allocation, which they always have here.
+* 1.80 - no change here: Ironic's marker for project-scoped node
+  creation (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -165,9 +185,20 @@ MINOR_65_NODE_LESSEE = 65
 MINOR_66_NODE_NETWORK_DATA = 66
 MINOR_68_AGENT_VERIFY_CA = 68
 MINOR_69_DEPLOY_STEPS = 69
+MINOR_70_CLEAN_DISABLE_RAMDISK = 70
+MINOR_71_RBAC_SCOPES = 71
+MINOR_72_HEARTBEAT_STATUS = 72
+MINOR_73_DEPLOY_UNDEPLOY_VERBS = 73
+MINOR_74_BIOS_REGISTRY = 74
+MINOR_75_NODE_BOOT_MODE = 75
+MINOR_76_NODE_CHANGE_BOOT_MODE = 76
+MINOR_77_DRIVER_FIELDS = 77
+MINOR_78_NODE_HISTORY = 78
+MINOR_79_ALLOCATION_NODE_NAME = 79
+MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_69_DEPLOY_STEPS)
+_MAX_VERSION = (BASE_VERSION, MINOR_80_PROJECT_CREATE_DELETE_NODE)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

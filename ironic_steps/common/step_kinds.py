@@ -60,6 +60,9 @@ class Flow:
     #: The deploy interface's method that undoes what it prepared for the
     #: flow, called when every step is done (None: nothing to undo).
     tear_down: str | None = None
+    #: Where ``driver_internal_info`` says the flow runs without booting
+    #: the agent (``disable_ramdisk``; None: the flow cannot).
+    disable_ramdisk_key: str | None = None
 
     @property
     def under_way(self):
@@ -88,6 +91,11 @@ class Flow:
         ``user_deploy_steps``)."""
         return 'user_%s_steps' % self.kind
 
+    def without_ramdisk(self, node):
+        """Whether ``node`` runs this flow without booting its agent."""
+        return bool(self.disable_ramdisk_key and (
+            node.driver_internal_info or {}).get(self.disable_ramdisk_key))
+
     @property
     def title(self):
         return self.kind.capitalize()
@@ -101,7 +109,8 @@ CLEAN_FLOW = Flow(kind=CLEAN, running_state=states.CLEANING,
                   wait_state=states.CLEANWAIT, name='Cleaning',
                   timeout_option='clean_callback_timeout',
                   abort_needs_abortable_step=True,
-                  tear_down='tear_down_cleaning')
+                  tear_down='tear_down_cleaning',
+                  disable_ramdisk_key='cleaning_disable_ramdisk')
 
 #: Every flow, by the kind of step it runs.
 FLOWS = types.MappingProxyType({flow.kind: flow

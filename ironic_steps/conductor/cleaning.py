@@ -8,7 +8,9 @@ order, alternating ``cleaning`` / ``clean wait`` for asynchronous ones.
   they run; when it is unset (None), ``[conductor] automated_clean`` does.
 * Manual cleaning (``target: clean`` on a manageable node) runs exactly the
   operator's ``clean_steps``, in the order given, checked before the node
-  moves, and ends back in ``manageable``.
+  moves, and ends back in ``manageable``.  With ``disable_ramdisk`` (API
+  1.70) the agent is not booted (nor torn down): every step must run
+  without it, or the request is refused before the node moves.
 """
 
 from oslo_log import log
@@ -66,25 +68,33 @@ def _automated_clean(node):
     return node.automated_clean
 
 
-def start_manual_cleaning(task, worker, clean_steps):
+def start_manual_cleaning(task, worker, clean_steps, disable_ramdisk=False):
     """Check the operator's clean steps, then move into cleaning.
 
+    :param disable_ramdisk: run them without booting the agent.
     :raises InvalidRequestedSteps: before anything changes, if a step
-        cannot run on this node.
+        cannot run on this node (or needs the agent ``disable_ramdisk``
+        leaves off).
     """
     node = task.node
+    flow = step_kinds.CLEAN_FLOW
     state_machine.next_state(node.provision_state, states.EVENT_CLEAN,
                              node=node.uuid)
-    plan = steps.manual_plan(task, clean_steps)
-    step_runner.clear_progress(node, step_kinds.CLEAN_FLOW)
-    step_runner.store_plan(task, step_kinds.CLEAN_FLOW, plan)
-    step_runner.keep_requested(node, step_kinds.CLEAN_FLOW, clean_steps)
+    plan = steps.manual_plan(task, clean_steps, disable_ramdisk)
+    step_runner.clear_progress(node, flow)
+    step_runner.store_plan(task, flow, plan)
+    step_runner.keep_requested(node, flow, clean_steps)
+    if disable_ramdisk:
+        node.driver_internal_info = {**node.driver_internal_info,
+                                     flow.disable_ramdisk_key: True}
     task.start_work(states.EVENT_CLEAN, worker, _run_manual,
                     target=states.MANAGEABLE)
 
 
 @step_runner.flow_boundary(step_kinds.CLEAN_FLOW)
 def _run_manual(task):
+    if step_kinds.CLEAN_FLOW.without_ramdisk(task.node):
+        return step_runner.run(task, step_kinds.CLEAN_FLOW)
     return _prepare_then_run(task)
 
 

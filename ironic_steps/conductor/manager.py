@@ -23,6 +23,7 @@ from ironic_steps.common import step_kinds
 from ironic_steps.conductor import agent_heartbeat
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import allocations
+from ironic_steps.conductor import boot_settings
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
@@ -64,7 +65,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.4'
+    RPC_API_VERSION = '1.5'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -363,11 +364,14 @@ class ConductorManager:
             deployments.start_resume(task, worker)
 
     @_expected
-    def do_node_clean(self, context, node_id, clean_steps):
-        """Manual cleaning: run ``clean_steps`` on a manageable node."""
+    def do_node_clean(self, context, node_id, clean_steps,
+                      disable_ramdisk=False):
+        """Manual cleaning: run ``clean_steps`` on a manageable node
+        (``disable_ramdisk``: without booting its agent, RPC 1.5)."""
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='manual cleaning') as task:
-            cleaning.start_manual_cleaning(task, worker, clean_steps)
+            cleaning.start_manual_cleaning(task, worker, clean_steps,
+                                           disable_ramdisk)
 
     @_expected
     def do_node_tear_down(self, context, node_id):
@@ -397,6 +401,23 @@ class ConductorManager:
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='power action') as task:
             power.start_power_action(task, worker, new_state, timeout)
+
+    # --- boot mode and secure boot (RPC 1.5) -----------------------------
+
+    @_expected
+    def change_node_boot_mode(self, context, node_id, new_state):
+        """Set the node's boot mode (``uefi`` or ``bios``) in a worker."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='changing boot mode') as task:
+            boot_settings.start_change(task, worker, boot_mode=new_state)
+
+    @_expected
+    def change_node_secure_boot(self, context, node_id, new_state):
+        """Turn the node's secure boot on or off in a worker."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='changing secure boot') as task:
+            boot_settings.start_change(task, worker,
+                                       secure_boot=bool(new_state))
 
     @_expected
     def set_target_raid_config(self, context, node_id, target_raid_config):

@@ -4,7 +4,8 @@ Someone may press a server's power button, or a BMC may reset it; the
 recorded ``power_state`` then lies.  Every ``[conductor]
 sync_power_state_interval`` seconds the conductor reads the power state of
 each node it owns (hash ring) from its power interface and records what
-the hardware says when that differs.  Reads run at most ``[conductor]
+the hardware says when that differs, and its boot mode and secure boot
+likewise (:mod:`boot_settings`).  Reads run at most ``[conductor]
 sync_power_state_workers`` at once, each without the node's lock; only a
 node whose state must change is locked, and only if nobody else holds it
 and its recorded state did not change meanwhile.  Nodes in maintenance,
@@ -20,6 +21,7 @@ from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conductor import boot_settings
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
@@ -31,7 +33,7 @@ SYNCED_STATES = frozenset([states.MANAGEABLE, states.AVAILABLE,
                            states.ACTIVE, states.DEPLOYFAIL,
                            states.CLEANFAIL, states.ERROR])
 _COLUMNS = ('uuid', 'driver', 'power_interface', 'power_state',
-            'provision_state')
+            'provision_state', 'boot_mode', 'secure_boot')
 
 
 def _reads_hardware(row):
@@ -71,18 +73,27 @@ class PowerStateSync:
             return sum(pool.map(lambda row: self._sync(context, row), rows))
 
     def _sync(self, context, row):
-        """:returns: 1 if the recorded state was corrected, else 0."""
+        """:returns: 1 if the recorded power state was corrected, else 0.
+
+        The boot settings are read too (:mod:`boot_settings`), and
+        recorded when they changed; a BMC that cannot tell them leaves
+        them alone.
+        """
+        boot = (row.boot_mode, row.secure_boot)
         try:
             with self._acquire(context, row.uuid, shared=True,
                                purpose='power state sync') as task:
                 actual = task.driver.power.get_power_state(task)
+                if boot_settings.recorded():
+                    boot = _boot_settings(task, boot)
         except exception.NodeNotFound:
             return 0
         except Exception as exc:
             LOG.warning('Power state sync: cannot read the power state of '
                         'node %s: %s', row.uuid, exc)
             return 0
-        if actual is None or actual == row.power_state:
+        power_changed = actual is not None and actual != row.power_state
+        if not power_changed and boot == (row.boot_mode, row.secure_boot):
             return 0
         try:
             with self._acquire(context, row.uuid, retry=False,
@@ -92,11 +103,24 @@ class PowerStateSync:
                         or node.provision_state not in SYNCED_STATES
                         or node.maintenance):
                     return 0   # changed while we read: the next check sees
-                LOG.warning('Node %s is %s according to its hardware, but '
-                            'was recorded %s; recording %s', node.uuid,
-                            actual, node.power_state, actual)
-                node.power_state = actual
+                boot_settings.record(task, *boot)
+                if power_changed:
+                    LOG.warning('Node %s is %s according to its hardware, '
+                                'but was recorded %s; recording %s',
+                                node.uuid, actual, node.power_state, actual)
+                    node.power_state = actual
                 task.save_and_release()
-                return 1
+                return int(power_changed)
         except (exception.NodeLocked, exception.NodeNotFound):
             return 0
+
+
+def _boot_settings(task, recorded):
+    """The node's boot settings as its BMC tells them; ``recorded`` where
+    it cannot (logged: the power state matters more here)."""
+    try:
+        return boot_settings.read(task)
+    except Exception as exc:
+        LOG.warning('Power state sync: cannot read the boot mode of node '
+                    '%s: %s', task.node.uuid, exc)
+        return recorded

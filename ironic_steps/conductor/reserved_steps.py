@@ -119,6 +119,13 @@ def problem(task, raw):
     return None
 
 
+def requires_ramdisk(raw):
+    """Whether reserved step ``raw`` needs the node's agent: only a
+    ``wait`` for its next heartbeat does."""
+    return raw['step'] == WAIT and (raw.get('args') or {}).get(
+        'seconds') is None
+
+
 def execute(task, step, flow):
     """Run reserved ``step`` (a step dict) in ``flow``: None when done, or
     the flow's wait state."""

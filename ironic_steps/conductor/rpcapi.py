@@ -27,6 +27,8 @@ add the new version to ``release_mappings.py``):
   x-steps extension)
 * 1.4 - heartbeat takes agent_verify_ca; do_node_deploy takes configdrive
   (the real agent: ``direct`` deploys, config drives, in-band steps)
+* 1.5 - do_node_clean takes disable_ramdisk; change_node_boot_mode,
+  change_node_secure_boot (the node API to 1.80)
 """
 
 import oslo_messaging as messaging
@@ -57,7 +59,7 @@ HEARTBEAT_TIMEOUT = 10
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.4'
+    RPC_API_VERSION = '1.5'
 
     def __init__(self):
         self._client = None
@@ -197,7 +199,13 @@ class ConductorAPI:
         return self._call(context, 'do_node_deploy', '1.0', route=node_id,
                           node_id=node_id)
 
-    def do_node_clean(self, context, node_id, clean_steps):
+    def do_node_clean(self, context, node_id, clean_steps,
+                      disable_ramdisk=False):
+        if disable_ramdisk:
+            self._check_can_send('1.5', 'Cleaning with disable_ramdisk')
+            return self._call(context, 'do_node_clean', '1.5',
+                              route=node_id, node_id=node_id,
+                              clean_steps=clean_steps, disable_ramdisk=True)
         self._check_can_send('1.2', 'Manual cleaning')
         return self._call(context, 'do_node_clean', '1.2', route=node_id,
                           node_id=node_id, clean_steps=clean_steps)
@@ -264,6 +272,18 @@ class ConductorAPI:
         return self._call(context, 'change_node_power_state', '1.2',
                           route=node_id, node_id=node_id,
                           new_state=new_state, timeout=timeout)
+
+    def change_node_boot_mode(self, context, node_id, new_state):
+        self._check_can_send('1.5', 'Setting the boot mode')
+        return self._call(context, 'change_node_boot_mode', '1.5',
+                          route=node_id, node_id=node_id,
+                          new_state=new_state)
+
+    def change_node_secure_boot(self, context, node_id, new_state):
+        self._check_can_send('1.5', 'Setting secure boot')
+        return self._call(context, 'change_node_secure_boot', '1.5',
+                          route=node_id, node_id=node_id,
+                          new_state=new_state)
 
     def set_target_raid_config(self, context, node_id, target_raid_config):
         self._check_can_send('1.2', 'Setting the target RAID configuration')

@@ -31,6 +31,13 @@ Both follow one step from start to end, so one module owns them:
   not per step; between two, a node may hold up to twice its bound, which
   readers never see (they read the newest only).
 
+  A flow that fails, times out or is aborted before its first step
+  starts (a cleaning whose agent never came up, a plan that could not be
+  made) leaves one entry the same way, for the flow, with no step
+  (``NO_STEP``), so that the node's history shows why it ended.  An
+  error between two steps, or after the last, leaves none: its step
+  ended well, and ``last_error`` says the rest.
+
 Pinned to a release before 0.6, neither is written.
 """
 
@@ -109,37 +116,56 @@ def forget(node):
 
 
 def end_step(task, flow, outcome, error=None):
-    """Record the end of the step the progress names, if it started.
+    """Record the end of the step the progress names, if it started; or,
+    for a flow that fails or is aborted before its first step started,
+    the end of the flow (an entry with no step).
 
     A failure to write is logged, never raised: the history must not
     fail a deploy.
     """
     node = task.node
     current = progress(node)
+    if current and current.get('flow') != flow.kind:
+        current = None   # another flow's, left after its failure
     step = getattr(node, flow.step_field) or {}
-    if (not enabled() or not current or current.get('flow') != flow.kind
-            or not current.get('started_at') or current.get('outcome')
-            or not step):
+    if not enabled() or (current and current.get('outcome')):
         return
-    entry = objects.NodeStepHistory(
-        task.context, node_id=node.id, flow=flow.kind,
-        flow_run=current['flow_run'], interface=step['interface'],
-        step=step['step'], args=masking.mask(step.get('args') or {}),
-        priority=step.get('priority'),
-        started_at=timeutils.parse_isotime(current['started_at']),
-        finished_at=timeutils.utcnow(with_timezone=True),
-        outcome=outcome, error=error)
-    node.record_with_next_save(entry)
+    started = bool(current and current.get('started_at'))
+    if started and step:
+        _record(task, flow, current['flow_run'], outcome, error,
+                started_at=timeutils.parse_isotime(current['started_at']),
+                interface=step['interface'], step=step['step'],
+                args=masking.mask(step.get('args') or {}),
+                priority=step.get('priority'))
+    elif not started and not step and outcome != SUCCESS:
+        _record(task, flow, current['flow_run'] if current
+                else uuidutils.generate_uuid(), outcome, error,
+                started_at=None, interface=outcomes.NO_STEP,
+                step=outcomes.NO_STEP, args=None, priority=None)
+    else:
+        return
+    if current:
+        # Saved with the node's next save, the entry with it; an error
+        # before then must not record the end twice.
+        node.driver_internal_info = {
+            **node.driver_internal_info,
+            base.PROGRESS_KEY: {**current, 'outcome': outcome}}
+
+
+def _record(task, flow, flow_run, outcome, error, started_at, **step):
+    """Have the node's next save insert one entry (``started_at`` None:
+    when it ends, for a flow's end)."""
+    node = task.node
+    finished_at = timeutils.utcnow(with_timezone=True)
+    node.record_with_next_save(objects.NodeStepHistory(
+        task.context, node_id=node.id, flow=flow.kind, flow_run=flow_run,
+        started_at=started_at or finished_at, finished_at=finished_at,
+        outcome=outcome, error=error, **step))
     try:
         _trim_now_and_then(task.context, node)
     except db_exc.DBError as exc:
         LOG.warning('Could not trim the step history of node %s: %s',
                     node.uuid, exc)
-    # Saved with the node's next save, the entry with it; an error before
-    # then must not record the step twice.
-    node.driver_internal_info = {
-        **node.driver_internal_info,
-        base.PROGRESS_KEY: {**current, 'outcome': outcome}}
 
 
 def _trim_now_and_then(context, node):

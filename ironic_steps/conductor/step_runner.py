@@ -69,6 +69,8 @@ def clear_progress(node, flow):
     info.pop(agent_steps.REFRESHED_KEY, None)
     info.pop(base.AGENT_COMMAND_KEY, None)
     info.pop(flow.requested_key, None)
+    if flow.disable_ramdisk_key:
+        info.pop(flow.disable_ramdisk_key, None)
     node.driver_internal_info = info
     setattr(node, flow.step_field, {})
 
@@ -273,7 +275,7 @@ _DONE_EVENTS = {states.MANAGEABLE: states.EVENT_MANAGE}
 
 def finish(task, flow):
     """Every step is done: clear the current step and the bookkeeping."""
-    if flow.tear_down:
+    if flow.tear_down and not flow.without_ramdisk(task.node):
         getattr(task.driver.deploy, flow.tear_down)(task)
     clear_progress(task.node, flow)
     task.process_event(_DONE_EVENTS.get(task.node.target_provision_state,

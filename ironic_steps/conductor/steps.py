@@ -453,22 +453,26 @@ def raise_problems(task, merged):
     return list(merged.steps)
 
 
-def manual_plan(task, requested_steps):
+def manual_plan(task, requested_steps, disable_ramdisk=False):
     """The caller's clean steps, checked, in the order given.
 
     Priorities do not order manual cleaning; each step keeps its driver's
     priority and abortability, for the record.
 
+    :param disable_ramdisk: the node's agent is not booted (API 1.70):
+        every step must run without it.
     :raises InvalidRequestedSteps: if a step cannot be honoured, or none
         is given.
     """
-    return raise_problems(task, manual_merge(task, requested_steps))
+    return raise_problems(task, manual_merge(task, requested_steps,
+                                             disable_ramdisk))
 
 
-def manual_merge(task, requested_steps):
+def manual_merge(task, requested_steps, disable_ramdisk=False):
     """:func:`manual_plan` without refusing: a :class:`Merge` whose steps
     are the ones that could run, all from the user, none disabled; steps
-    the node's agent may offer once it reports are ``deferred``."""
+    the node's agent may offer once it reports are ``deferred`` (unless
+    ``disable_ramdisk``: no agent will report)."""
     kind = base.CLEAN
     if not isinstance(requested_steps, (list, tuple)) or not requested_steps:
         return Merge(kind=kind, steps=[], origins={}, disabled=[], problems=[
@@ -476,7 +480,7 @@ def manual_merge(task, requested_steps):
             % shown(requested_steps)])
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
-    unknown = _agent_steps_unknown(task, kind)
+    unknown = not disable_ramdisk and _agent_steps_unknown(task, kind)
     forbidden = step_admission.disallowed(kind)
     problems, chosen, deferred = [], [], []
     for raw in requested_steps:
@@ -484,6 +488,9 @@ def manual_merge(task, requested_steps):
         problem = problem or _forbidden_problem(raw, kind, forbidden)
         if problem is None and reserved_steps.is_reserved(raw['step']):
             problem = reserved_steps.problem(task, raw)
+            if problem is None and disable_ramdisk:
+                problem = _needs_ramdisk_problem(
+                    raw, reserved_steps.requires_ramdisk(raw))
             if problem is None:
                 chosen.append(Step.from_dict(
                     reserved_steps.step_dict(raw, kind)))
@@ -497,6 +504,9 @@ def manual_merge(task, requested_steps):
             step = _requested(offered[(raw['interface'], raw['step'])], raw)
             problem = (_missing_arguments_problem(step, kind)
                        or step_admission.precheck_problem(task, step, kind))
+            if problem is None and disable_ramdisk:
+                problem = _needs_ramdisk_problem(
+                    raw, _requires_ramdisk(task, step, kind))
             chosen.append(step)
         if problem:
             problems.append('clean_steps: %s' % problem)
@@ -504,3 +514,19 @@ def manual_merge(task, requested_steps):
                  origins={(step.interface, step.name): 'user'
                           for step in chosen},
                  disabled=[], problems=problems, deferred=deferred)
+
+
+def _requires_ramdisk(task, step, kind):
+    """Whether ``step`` needs the node booted into its agent: the agent's
+    own steps do, and the steps whose interface says so."""
+    if step.in_band:
+        return True
+    return getattr(task.driver, step.interface).step_requires_ramdisk(
+        step.name, kind)
+
+
+def _needs_ramdisk_problem(raw, requires_ramdisk):
+    if not requires_ramdisk:
+        return None
+    return ('step %s needs the node booted into its agent (a ramdisk), and '
+            'disable_ramdisk boots none' % _label(raw))

@@ -1,8 +1,10 @@
-"""The verify flow: ``manage`` on an enrolled node checks its power access."""
+"""The verify flow: ``manage`` on an enrolled node checks its power access
+and records its boot settings (:mod:`boot_settings`)."""
 
 from oslo_log import log
 
 from ironic_steps.common import states
+from ironic_steps.conductor import boot_settings
 
 LOG = log.getLogger(__name__)
 
@@ -17,6 +19,7 @@ def do_node_verify(task):
     try:
         task.driver.power.validate(task)
         node.power_state = task.driver.power.get_power_state(task)
+        boot_settings.cache(task)
     except Exception as exc:
         LOG.warning('Verification of node %s failed: %s', node.uuid, exc)
         node.last_error = 'Failed to verify node %s: %s' % (node.uuid, exc)

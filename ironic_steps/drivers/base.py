@@ -43,6 +43,14 @@ One more says what argsinfo cannot (release 0.9):
   request that could only fail is refused (400, naming the step) before
   anything changes, and a preview shows why.  It reads, never changes:
   a preview calls it too, without the node's lock.
+
+And one is Ironic's (release 0.10):
+
+* ``requires_ramdisk=`` (clean steps; default True, as Ironic): whether
+  the step needs the node booted into its agent.  Manual cleaning with
+  ``disable_ramdisk`` boots no agent and refuses, before anything changes,
+  a step that says it needs one; an out-of-band step that only talks to
+  the BMC says ``requires_ramdisk=False``.
 """
 
 import copy
@@ -93,6 +101,8 @@ class StepMark:
     resumable: bool = True
     #: ``precheck(task, **args)``: raises when the step cannot run.
     precheck: typing.Callable | None = None
+    #: Whether the step needs the node booted into its agent.
+    requires_ramdisk: bool = True
 
 
 def _check_priority(priority):
@@ -155,7 +165,7 @@ def _step_decorator(decorator, mark_fields):
             reason = ('%s is a step name the conductor reserves (it runs '
                       'such a step on any interface itself); name the '
                       'method otherwise' % func.__name__)
-        for flag in ('abortable', 'resumable'):
+        for flag in ('abortable', 'resumable', 'requires_ramdisk'):
             value = mark_fields.get(flag, True)
             if not reason and not isinstance(value, bool):
                 reason = '%s must be a bool, got %r' % (flag, value)
@@ -201,14 +211,17 @@ def deploy_step(priority, argsinfo=None, timeout=None, resumable=True,
 
 
 def clean_step(priority, abortable=False, argsinfo=None, timeout=None,
-               precheck=None):
+               precheck=None, requires_ramdisk=True):
     """Mark an interface method as a clean step; see :func:`deploy_step`.
 
     :param abortable: whether cleaning may be aborted while this step runs.
+    :param requires_ramdisk: False if the step runs without the node's
+        agent (see the module docstring).
     """
     return _step_decorator('clean_step', {
         'kind': CLEAN, 'priority': priority, 'argsinfo': argsinfo,
-        'abortable': abortable, 'timeout': timeout, 'precheck': precheck})
+        'abortable': abortable, 'timeout': timeout, 'precheck': precheck,
+        'requires_ramdisk': requires_ramdisk})
 
 
 class BaseInterface:
@@ -270,6 +283,12 @@ class BaseInterface:
         mark = self._steps_by_kind[kind].get(name)
         if mark is not None and mark.precheck is not None:
             mark.precheck(task, **args)
+
+    def step_requires_ramdisk(self, name, kind):
+        """Whether step ``name`` of ``kind`` needs the node's agent (a step
+        this interface does not declare: True, the safe answer)."""
+        mark = self._steps_by_kind[kind].get(name)
+        return mark is None or mark.requires_ramdisk
 
     def execute_step(self, task, step, kind):
         """Run the step method named by ``step`` with ``step['args']``.
@@ -424,10 +443,14 @@ class PowerInterface(BaseInterface):
 
 
 class ManagementInterface(BaseInterface):
-    """The node's BMC beyond power: its boot device.
+    """The node's BMC beyond power: its boot device, boot mode and secure
+    boot.
 
     A boot device is one of Ironic's names (``pxe``, ``disk``, ``cdrom``,
-    ``bios``, ``safe``, ...); each interface says which it supports.
+    ``bios``, ``safe``, ...); each interface says which it supports.  A
+    boot mode is ``uefi`` or ``bios``.  An interface that cannot read or
+    change the boot mode or secure boot leaves those methods as they are
+    here: they raise :class:`UnsupportedDriverExtension`.
     """
 
     interface_type = 'management'
@@ -444,6 +467,27 @@ class ManagementInterface(BaseInterface):
         """``{'boot_device': name or None, 'persistent': bool or None}``
         (None: not known)."""
         raise NotImplementedError
+
+    def _unsupported(self, task, what):
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension=what,
+            interface=task.node.management_interface)
+
+    def get_boot_mode(self, task):
+        """``uefi`` or ``bios``; None if the BMC does not say."""
+        self._unsupported(task, 'reading the boot mode')
+
+    def set_boot_mode(self, task, mode):
+        """:raises InvalidParameterValue: for a mode it cannot set."""
+        self._unsupported(task, 'setting the boot mode')
+
+    def get_secure_boot_state(self, task):
+        """Whether secure boot is on (for the next boot)."""
+        self._unsupported(task, 'reading secure boot')
+
+    def set_secure_boot_state(self, task, state):
+        """Turn secure boot on (True) or off (False)."""
+        self._unsupported(task, 'setting secure boot')
 
 
 class BootInterface(BaseInterface):

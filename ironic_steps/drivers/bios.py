@@ -13,8 +13,12 @@ the BMC whenever a step may have changed them (``apply_configuration``,
         bios.cache_settings(task, read_all_attributes_from_the_bmc())
 
 The cache then holds exactly what was handed over: a *settings map*
-(``{name: value}``, see :mod:`ironic_steps.objects.bios_setting`),
-replacing what it held before in one transaction.
+(``{name: value}``, or ``{name: {"value": ..., <registry facts>}}`` from
+a BMC that describes its settings; see
+:mod:`ironic_steps.objects.bios_setting`), replacing what it held before
+in one transaction.  :func:`with_registry` builds the second form from
+values and what the BMC's attribute registry says of them (the facts
+:mod:`ironic_steps.common.bios_registry` defines; API 1.74 shows them).
 
 This module is the one door from drivers to the cache (drivers touch
 neither objects nor the database API themselves: the conductor's task
@@ -27,6 +31,7 @@ import typing
 
 from oslo_log import log
 
+from ironic_steps.common import bios_registry
 from ironic_steps.common import exception
 
 LOG = log.getLogger(__name__)
@@ -59,6 +64,29 @@ def cache_settings(task, settings: typing.Mapping[str, object]) -> bool:
                   exc)
         return False
     return True
+
+
+def with_registry(values: typing.Mapping[str, object],
+                  registry: typing.Mapping[str, typing.Mapping[str, object]],
+                  node_uuid: typing.Optional[str] = None) -> dict:
+    """A settings map of ``values`` (``{name: value}``), each setting with
+    the registry facts ``registry`` has for its name.
+
+    ``registry`` maps names to registry facts; a name it lacks has none
+    known (a registry usually describes more attributes than a system
+    has, sometimes fewer).  Facts of the wrong shape, as a BMC may report
+    them, are left out (logged, naming ``node_uuid``): a registry's
+    mistake never fails the step that caches the settings.
+    """
+    settings = {}
+    for name, value in values.items():
+        facts, dropped = bios_registry.usable(registry.get(name) or {})
+        if dropped:
+            LOG.warning('The attribute registry of node %s describes BIOS '
+                        'setting %s with unusable %s; left unknown',
+                        node_uuid, name, ', '.join(dropped))
+        settings[name] = dict(facts, value=value)
+    return settings
 
 
 #: The arguments of every BIOS interface's apply_configuration step.

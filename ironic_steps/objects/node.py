@@ -36,7 +36,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     #              description, retired(_reason), network_data and the
     #              console/inspect/network/rescue/storage interfaces
     # Version 1.3: Add chassis_uuid
-    VERSION = '1.3'
+    # Version 1.4: Add boot_mode and secure_boot
+    VERSION = '1.4'
 
     dbapi = db_api.get_instance()
 
@@ -91,6 +92,10 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'raid_config': fields.FlexibleDictField(nullable=True),
         'target_raid_config': fields.FlexibleDictField(nullable=True),
         'network_data': fields.FlexibleDictField(nullable=True),
+        # As the BMC last reported them ('uefi' or 'bios'; on or off);
+        # None until a conductor has read them.
+        'boot_mode': fields.StringField(nullable=True),
+        'secure_boot': fields.BooleanField(nullable=True),
 
         'bios_interface': fields.StringField(nullable=True),
         'boot_interface': fields.StringField(nullable=True),
@@ -126,6 +131,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
             'console_interface', 'inspect_interface', 'network_interface',
             'rescue_interface', 'storage_interface'), '1.2'),
         'chassis_uuid': '1.3',
+        'boot_mode': '1.4',
+        'secure_boot': '1.4',
     }
     LOADED_ON_USE = frozenset(['traits'])
 

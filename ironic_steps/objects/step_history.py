@@ -11,10 +11,21 @@ reads them (``GET /v1/nodes/{node}/x-steps/history``).
 A node keeps its newest ``[conductor] step_history_max_entries`` entries,
 across deploys; older ones are dropped (see :meth:`trim`), and all go
 with the node.
+
+A flow that ends before its first step starts (a cleaning whose agent
+never came up, an aborted wait) leaves one entry too, with no step:
+its ``interface`` and ``step`` are :data:`NO_STEP`.  The step readers
+(:meth:`list_by_node`, :meth:`rows_by_node`) leave those out; the node's
+history of events (``GET /v1/nodes/{node}/history``, API 1.78) reads
+every entry (:meth:`page_by_node`, :meth:`get_by_event_uuid`), each
+named by an event UUID made from its id (:func:`event_uuid`).
 """
+
+import uuid
 
 from oslo_versionedobjects import base as ovo_base
 
+from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.db import api as db_api
 from ironic_steps.objects import base
@@ -26,6 +37,42 @@ FAILED = 'failed'
 ABORTED = 'aborted'
 TIMEOUT = 'timeout'
 OUTCOMES = (SUCCESS, FAILED, ABORTED, TIMEOUT)
+
+#: The ``interface`` and ``step`` of an entry that records the end of a
+#: flow before its first step, not a step (the columns hold no NULL).
+NO_STEP = ''
+
+# An event UUID is an RFC 9562 version 8 (vendor-defined) UUID: a fixed
+# 48-bit tag, the version, twelve zero bits, the variant, then the
+# entry's id in the last 62 bits.  No column is needed, a lookup by UUID
+# is a lookup by primary key, and UUIDs sort as their entries were
+# recorded.  The tag is the top of a name-based UUID of this scheme.
+_EVENT_TAG = uuid.uuid5(uuid.NAMESPACE_URL,
+                        'urn:ironic-steps:node-history').int >> 80
+_EVENT_TOP = (_EVENT_TAG << 16) | 0x8000   # the top 64 bits: tag, version
+_ID_BITS = 62
+_VARIANT = 0b10
+
+
+def event_uuid(entry_id):
+    """The UUID the node history shows for the entry ``entry_id``."""
+    return str(uuid.UUID(int=(_EVENT_TOP << 64) | (_VARIANT << _ID_BITS)
+                         | entry_id))
+
+
+def entry_id(event):
+    """The id of the entry the event UUID ``event`` names (any case), or
+    None if it names none (not a UUID, or not an event UUID)."""
+    try:
+        value = uuid.UUID(event)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if str(value) != event.lower():
+        return None   # uuid.UUID also reads '{...}', 'urn:uuid:...', hex
+    bits = value.int
+    if bits >> 64 != _EVENT_TOP or (bits >> _ID_BITS) & 0b11 != _VARIANT:
+        return None
+    return bits & ((1 << _ID_BITS) - 1) or None
 
 
 @base.IronicStepsObjectRegistry.register
@@ -59,6 +106,16 @@ class NodeStepHistory(base.IronicStepsObject,
         """Seconds the step ran, waits included."""
         return (self.finished_at - self.started_at).total_seconds()
 
+    @property
+    def is_step(self):
+        """False for the end of a flow before its first step."""
+        return self.step != NO_STEP
+
+    @property
+    def event_uuid(self):
+        """What names this entry in the node's history."""
+        return event_uuid(self.id)
+
     @classmethod
     def _from_row(cls, context, row):
         entry = cls(context)
@@ -74,7 +131,34 @@ class NodeStepHistory(base.IronicStepsObject,
         return [cls._from_row(context, row)
                 for row in cls.dbapi.get_step_history(
                     node_id, CONF.conductor.step_history_max_entries,
-                    flow=flow, flow_run=flow_run)]
+                    flow=flow, flow_run=flow_run, skip_step=NO_STEP)]
+
+    @classmethod
+    def page_by_node(cls, context, node_id, limit, after=None,
+                     newest_first=False):
+        """A page of the node's kept entries, flow ends included, in one
+        query: ``limit`` of them, oldest first (or newest first), after
+        the entry whose id is ``after`` (which need not be kept still)."""
+        return [cls._from_row(context, row)
+                for row in cls.dbapi.get_node_history(
+                    node_id, CONF.conductor.step_history_max_entries, limit,
+                    after=after, newest_first=newest_first)]
+
+    @classmethod
+    def get_by_event_uuid(cls, context, node, event):
+        """The kept entry of ``node`` (its id and UUID) that the event
+        UUID ``event`` names, in one query.
+
+        :raises ResourceNotFound: naming ``event`` and the node.
+        """
+        found = entry_id(event)
+        row = None if found is None else cls.dbapi.get_node_history_entry(
+            node.id, found, CONF.conductor.step_history_max_entries)
+        if row is None:
+            raise exception.ResourceNotFound(
+                what='Node history record',
+                ident='%s of node %s' % (event, node.uuid))
+        return cls._from_row(context, row)
 
     @classmethod
     def rows_by_node(cls, context):
@@ -82,7 +166,7 @@ class NodeStepHistory(base.IronicStepsObject,
         node's in one query: for reading them all at once, where an object
         per entry would cost more than the query."""
         found = {}
-        for row in cls.dbapi.get_every_step_history():
+        for row in cls.dbapi.get_every_step_history(skip_step=NO_STEP):
             found.setdefault(row.node_id, []).append(row)
         return found
 

@@ -208,6 +208,16 @@ class BIOSSettingsTest(CLITestCase):
             'node', 'show', 'node-1')['provision_state'])
         self.assertEqual({'LogicalProc': 'Enabled', 'BootMode': 'Uefi'},
                          self.listed(client, 'node-1'))
+        # --long (API 1.74) adds what the fake BMC's registry says of them.
+        detailed = {s['name']: s for s in client.json(
+            'node', 'bios', 'setting', 'list', 'node-1', '--long')}
+        self.assertEqual(
+            {'name': 'BootMode', 'value': 'Uefi',
+             'attribute_type': 'Enumeration',
+             'allowable_values': ['Uefi', 'Bios'], 'lower_bound': None,
+             'min_length': None, 'max_length': None, 'read_only': False,
+             'reset_required': True, 'unique': False, 'upper_bound': None},
+            detailed['BootMode'])
         shown = client.json('node', 'bios', 'setting', 'show', 'node-1',
                             'BootMode')
         self.assertEqual('BootMode', shown['name'])

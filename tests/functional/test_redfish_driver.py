@@ -353,6 +353,58 @@ class PowerSyncTest(RedfishTestCase):
             self.context, node.uuid).power_state)
 
 
+class BootModeTest(RedfishTestCase):
+    """Boot mode and secure boot (API 1.75, 1.76) read from and set on the
+    BMC."""
+
+    def secure_boot_on_the_bmc(self):
+        return self.emulator.get('/redfish/v1/Systems/%s/SecureBoot'
+                                 % self.system_id())['SecureBootEnable']
+
+    def test_they_are_recorded_when_the_node_is_verified(self):
+        node = self.manageable()
+        shown = {'UEFI': 'uefi', 'Legacy': 'bios'}[
+            self.emulator.boot_source(self.system_id())['mode']]
+        self.assertEqual(shown, node.boot_mode)
+        self.assertIs(False, node.secure_boot)
+
+    def test_they_are_set_on_the_bmc_and_read_back(self):
+        node = self.manageable()
+        for mode, shown in (('bios', 'Legacy'), ('uefi', 'UEFI')):
+            self.rpcapi.change_node_boot_mode(self.context, node.uuid, mode)
+            node = self.wait_for_state(node, states.MANAGEABLE)
+            self.assertIsNone(node.last_error)
+            self.assertEqual(mode, node.boot_mode)
+            self.assertEqual(shown, self.emulator.boot_source(
+                self.system_id())['mode'])
+        self.rpcapi.change_node_secure_boot(self.context, node.uuid, True)
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertIsNone(node.last_error)
+        self.assertIs(True, node.secure_boot)
+        self.assertIs(True, self.secure_boot_on_the_bmc())
+
+    def test_secure_boot_outside_uefi_fails_saying_why(self):
+        node = self.manageable()
+        self.rpcapi.change_node_boot_mode(self.context, node.uuid, 'bios')
+        self.wait_for_state(node, states.MANAGEABLE)
+        self.rpcapi.change_node_secure_boot(self.context, node.uuid, True)
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertIn('uefi', node.last_error)
+        self.assertIs(False, node.secure_boot)
+        self.assertIs(False, self.secure_boot_on_the_bmc())
+
+    def test_a_change_behind_our_back_is_recorded_by_the_sync(self):
+        node = self.manageable()
+        self.emulator.client().get_system(
+            '/redfish/v1/Systems/' + self.system_id()).secure_boot \
+            .set_enabled(True)
+        sync = power_sync.PowerStateSync(self.manager._acquire,
+                                         self.manager._owns)
+        sync.run(self.context)
+        self.assertIs(True, objects.Node.get(self.context,
+                                             node.uuid).secure_boot)
+
+
 class SessionsTest(RedfishTestCase):
 
     def test_sessions_are_reused_and_bounded(self):

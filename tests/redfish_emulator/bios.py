@@ -6,8 +6,10 @@ of ``Bios/Settings`` as *pending* attributes and applies them when the host
 next boots (POST reads them), which is exactly what the redfish hardware
 type's BIOS steps wait for.  This module owns:
 
-- the attribute table (names, types, defaults, allowed values), also served
-  as the attribute registry the Bios resource names;
+- the attribute table (names, types, defaults, allowed values, bounds,
+  lengths, flags), also served as the attribute registry the Bios resource
+  names -- unless the emulator runs without one (``--no-bios-registry``,
+  as some BMCs do: then the Bios resource names none);
 - the state transitions on a system's record (``stage``, ``stage_reset``,
   ``apply_pending``), which ``systems.EmulatedSystems`` calls -- it decides
   *when* a boot happens, this module decides what a boot does to the BIOS;
@@ -28,6 +30,8 @@ import flask
 from tests.redfish_emulator import errors
 
 REGISTRY_ID = 'BiosAttributeRegistryP89.v1_0_0'
+#: The application's setting: whether the Bios resource names a registry.
+REGISTRY = 'EMULATOR_BIOS_REGISTRY'
 APPLY_TIMES = ('OnReset', 'Immediate')
 
 
@@ -40,6 +44,8 @@ class Attribute:
     read_only: bool = False
     bounds: tuple = (None, None)
     display: str = ''
+    lengths: tuple = (None, None)
+    unique: bool = False
 
     def problem(self, value):
         """Why ``value`` cannot be set, or None."""
@@ -62,18 +68,27 @@ class Attribute:
         if self.type == 'String' and not isinstance(value, str):
             return ('PropertyValueTypeError', '%s=%r is not a string'
                     % (self.name, value))
+        if self.type == 'String' and self.lengths[1] is not None and not (
+                self.lengths[0] <= len(value) <= self.lengths[1]):
+            return ('PropertyValueFormatError', '%s=%r is not %d to %d '
+                    'characters long' % ((self.name, value) + self.lengths))
         return None
 
     def registry_entry(self):
         entry = {'AttributeName': self.name, 'Type': self.type,
                  'DisplayName': self.display or self.name,
                  'ReadOnly': self.read_only, 'CurrentValue': None,
-                 'Hidden': False, 'Immutable': self.read_only}
+                 'Hidden': False, 'Immutable': self.read_only,
+                 # Every change waits for the next boot (see stage()).
+                 'ResetRequired': True,
+                 'IsSystemUniqueProperty': self.unique}
         if self.values:
             entry['Value'] = [{'ValueName': v, 'ValueDisplayName': v}
                               for v in self.values]
         if self.type == 'Integer':
             entry['LowerBound'], entry['UpperBound'] = self.bounds
+        if self.type == 'String':
+            entry['MinLength'], entry['MaxLength'] = self.lengths
         return entry
 
 
@@ -96,7 +111,8 @@ ATTRIBUTES = {a.name: a for a in (
     Attribute('QuietBoot', 'Boolean', True, display='Quiet Boot'),
     Attribute('PowerOnDelay', 'Integer', 0, bounds=(0, 120),
               display='Power-on delay (s)'),
-    Attribute('AssetTag', 'String', '', display='Asset Tag'),
+    Attribute('AssetTag', 'String', '', display='Asset Tag',
+              lengths=(0, 32), unique=True),
     Attribute('NumCores', 'Integer', 16, read_only=True, bounds=(1, 64),
               display='Number of Cores'),
 )}
@@ -181,6 +197,14 @@ def _path(identity, tail=''):
     return '/redfish/v1/Systems/%s/Bios%s' % (identity, tail)
 
 
+def _registry_named():
+    """``AttributeRegistry`` of the Bios resources, if the emulator has
+    one."""
+    if flask.current_app.config.get(REGISTRY, True):
+        return {'AttributeRegistry': REGISTRY_ID}
+    return {}
+
+
 def bios_resource(identity):
     system = flask.current_app.systems.bios_state(identity)
     settings = {'@odata.type': '#Settings.v1_3_0.Settings',
@@ -192,7 +216,7 @@ def bios_resource(identity):
         '@odata.type': '#Bios.v1_1_0.Bios',
         '@odata.id': _path(identity),
         'Id': 'Bios', 'Name': 'BIOS Configuration Current Settings',
-        'AttributeRegistry': REGISTRY_ID,
+        **_registry_named(),
         'Attributes': system['bios'],
         '@Redfish.Settings': settings,
         'Actions': {'#Bios.ResetBios': {
@@ -221,7 +245,7 @@ def bios_settings(identity):
         '@odata.type': '#Bios.v1_1_0.Bios',
         '@odata.id': _path(identity, '/Settings'),
         'Id': 'Settings', 'Name': 'BIOS Configuration Pending Settings',
-        'AttributeRegistry': REGISTRY_ID,
+        **_registry_named(),
         'Attributes': pending_view(system),
         '@Redfish.SettingsApplyTime': {
             '@odata.type': '#Settings.v1_3_0.PreferredApplyTime',

@@ -46,11 +46,14 @@ class RedfishEmulator(fixtures.Fixture):
     :param update_seconds: how long a SimpleUpdate task runs.
     :param drives: each system's drives as ``MEDIA:GB`` strings
         (default ``storage.DEFAULT_DRIVES``: 2 x SSD:480, 2 x HDD:960).
+    :param bios_registry: whether the BIOS names its attribute registry
+        (some BMCs have none).
     """
 
     def __init__(self, systems=2, username=None, password=None,
                  power_delay=0, volume_seconds=1, update_seconds=1,
-                 drives=storage.DEFAULT_DRIVES, startup_timeout=30):
+                 drives=storage.DEFAULT_DRIVES, startup_timeout=30,
+                 bios_registry=True):
         super().__init__()
         if (username is None) != (password is None):
             raise ValueError('username and password go together')
@@ -62,6 +65,7 @@ class RedfishEmulator(fixtures.Fixture):
         self.update_seconds = update_seconds
         self.drives = tuple(drives)
         self.startup_timeout = startup_timeout
+        self.bios_registry = bios_registry
         self.process = None
 
     def _setUp(self):
@@ -90,6 +94,8 @@ class RedfishEmulator(fixtures.Fixture):
         if self.username is not None:
             command += ['--username', self.username,
                         '--password', self.password]
+        if not self.bios_registry:
+            command.append('--no-bios-registry')
         return command
 
     def _start(self):

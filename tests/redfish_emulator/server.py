@@ -3,7 +3,8 @@
     python -m tests.redfish_emulator.server --port 8000 --systems 2 \\
         [--state-dir DIR] [--power-delay 0|SECONDS|random] \\
         [--volume-seconds 1] [--update-seconds 1] [--drive SSD:480 ...] \\
-        [--username admin --password secret | --auth-file HTPASSWD]
+        [--username admin --password secret | --auth-file HTPASSWD] \\
+        [--no-bios-registry]
 
 sushy-tools' Flask application is a module-level object whose views call it
 by name, so we configure *that* object rather than build another:
@@ -95,7 +96,8 @@ def write_auth_file(path, username, password):
 
 
 def build(state_dir, system_count=2, power_delay=0, volume_seconds=1,
-          update_seconds=1, drives=storage.DEFAULT_DRIVES, auth_file=None):
+          update_seconds=1, drives=storage.DEFAULT_DRIVES, auth_file=None,
+          bios_registry=True):
     """Configure sushy-tools' application with our backend; return it.
 
     Once per process: the application is sushy-tools' module-level one.
@@ -114,7 +116,8 @@ def build(state_dir, system_count=2, power_delay=0, volume_seconds=1,
         **storage.stock_config([s['uuid'] for s in fake], drives),
         **{systems.POWER_DELAY: power_delay,
            storage.VOLUME_SECONDS: volume_seconds,
-           updates.UPDATE_SECONDS: update_seconds})
+           updates.UPDATE_SECONDS: update_seconds,
+           bios.REGISTRY: bios_registry})
     app.configure()  # installs the stock authentication, if asked
 
     def replace_view(endpoint, view):
@@ -170,6 +173,9 @@ def parse_args(argv=None):
     parser.add_argument('--password', help='... with this password')
     parser.add_argument('--auth-file',
                         help='an htpasswd file (bcrypt) to require instead')
+    parser.add_argument('--no-bios-registry', dest='bios_registry',
+                        action='store_false',
+                        help='the Bios resources name no attribute registry')
     args = parser.parse_args(argv)
     if (args.username is None) != (args.password is None):
         parser.error('--username and --password go together')
@@ -191,7 +197,8 @@ def main(argv=None):
         write_auth_file(auth_file, args.username, args.password)
     app = build(state_dir, args.systems, args.power_delay,
                 args.volume_seconds, args.update_seconds,
-                tuple(args.drives or storage.DEFAULT_DRIVES), auth_file)
+                tuple(args.drives or storage.DEFAULT_DRIVES), auth_file,
+                args.bios_registry)
     server = serving.make_server(args.host, args.port, app, threaded=True)
     print('Redfish emulator on http://%s:%d/redfish/v1/ (state in %s)'
           % (args.host, server.server_port, state_dir), file=sys.stderr,

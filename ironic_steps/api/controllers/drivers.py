@@ -8,6 +8,12 @@ those they registered: all the conductor registry's answers
 enables does not matter.  A driver's properties (what its interfaces read
 from ``driver_info``) come from a conductor that serves it, which loads
 drivers; the API does not.
+
+From 1.77 ``?fields=a,b`` shows only those fields of a driver (and its
+``links``), in the list as in a driver's own page; a name no driver has
+at the request's version is refused (400, naming it).  Interface fields
+may be chosen in the list too (Ironic refuses them there, since its plain
+list lacks them).
 """
 
 import flask
@@ -26,6 +32,7 @@ _DYNAMIC_VERSION = versions.at(versions.MINOR_30_DYNAMIC_DRIVERS)
 _RAID_VERSION = versions.at(versions.MINOR_12_RAID_CONFIG)
 #: The release that serves a driver's RAID properties and vendor methods.
 _RELEASE = '0.6'
+_FIELDS_VERSION = versions.at(versions.MINOR_77_DRIVER_FIELDS)
 _PROPERTIES_LINK_VERSION = versions.at(
     versions.MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES)
 #: Interfaces shown from a later version than the other ones, as Ironic.
@@ -70,29 +77,82 @@ def _driver(name, detail, base, live):
     return driver
 
 
+def _fields(args):
+    """The fields ``?fields`` asks for, or None for all.
+
+    :raises FeatureNotInVersion: (406) below 1.77.
+    :raises InvalidParameterValue: for a name no driver has here.
+    """
+    if 'fields' not in args:
+        return None
+    versions.require(flask.g.version, versions.MINOR_77_DRIVER_FIELDS,
+                     'fields on drivers')
+    fields = [name.strip() for name in args['fields'].split(',')]
+    known = _field_names(flask.g.version)
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='fields: %s %s no field of a driver at API version %s; its '
+                'fields: %s' % (
+                    ', '.join(repr(name) for name in unknown),
+                    'is' if len(unknown) == 1 else 'are',
+                    versions.to_string(flask.g.version),
+                    ', '.join(sorted(known - {'links'}))))
+    return fields
+
+
+def _field_names(version):
+    """What a driver's page shows at ``version`` (see :func:`_driver`)."""
+    names = {'name', 'hosts', 'links'}
+    if version >= _PROPERTIES_LINK_VERSION:
+        names.add('properties')
+    if version >= _DYNAMIC_VERSION:
+        names.add('type')
+        for interface in interfaces.ALL_INTERFACES:
+            if version >= _INTERFACE_VERSIONS.get(interface,
+                                                  _DYNAMIC_VERSION):
+                names.update(('default_%s_interface' % interface,
+                              'enabled_%s_interfaces' % interface))
+    return names
+
+
+def _selected(driver, fields):
+    if fields is None:
+        return driver
+    return {key: value for key, value in driver.items()
+            if key in fields or key == 'links'}
+
+
 @blueprint.get('')
 def list_drivers():
     policy.authorize('baremetal:driver:get', flask.g.context)
     args = flask.request.args
-    query.check_known(args, ('type', 'detail'))
+    query.check_known(args, ('type', 'detail', 'fields'))
     driver_type = args.get('type')
     if driver_type not in (None, 'dynamic', 'classic'):
         raise exception.InvalidParameterValue(
             err="type must be 'dynamic' or 'classic', got %r" % driver_type)
     detail = bool(query.boolean(args, 'detail'))
+    fields = _fields(args)
+    if fields is not None and detail:
+        raise exception.InvalidParameterValue(
+            err='detail and fields cannot be given together: fields '
+                'chooses what is shown')
     live = registry.live_conductors()
     names = [] if driver_type == 'classic' else live.hardware_types()
     base = responses.public_url()
-    return responses.json_response(
-        {'drivers': [_driver(name, detail, base, live) for name in names]})
+    return responses.json_response({'drivers': [
+        _selected(_driver(name, detail or fields is not None, base, live),
+                  fields) for name in names]})
 
 
 @blueprint.get('/<name>')
 def show(name):
     policy.authorize('baremetal:driver:get', flask.g.context)
-    query.check_known(flask.request.args, ())
-    return responses.json_response(
-        _driver(name, True, responses.public_url(), _served(name)))
+    query.check_known(flask.request.args, ('fields',))
+    fields = _fields(flask.request.args)
+    return responses.json_response(_selected(
+        _driver(name, True, responses.public_url(), _served(name)), fields))
 
 
 @blueprint.get('/<name>/properties')

@@ -5,12 +5,19 @@ Open to callers without credentials (agents have none; see the
 agent token its lookup handed out (``agent_token``, 1.62), which the
 conductor checks.  The conductor decides what the heartbeat means for the
 node; the answer is 202 either way, or 400 for a wrong or missing token.
+
+From 1.72 a heartbeat may carry ``agent_status`` (``start``, ``end`` or
+``error``) and ``agent_status_message``, which Ironic's anaconda deploy
+reads.  No deploy interface here acts on them: they are checked and
+logged (an ``error`` as a warning, with its message), so an operator sees
+what the agent said.
 """
 
 import ipaddress
 import urllib.parse
 
 import flask
+from oslo_log import log
 
 from ironic_steps.api import body
 from ironic_steps.api import errors
@@ -20,6 +27,8 @@ from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.conf import CONF
 
+LOG = log.getLogger(__name__)
+
 blueprint = flask.Blueprint('heartbeat', __name__,
                             url_prefix='/v1/heartbeat')
 
@@ -27,6 +36,9 @@ _ENDPOINT_VERSION = (1, versions.MINOR_22_LOOKUP_HEARTBEAT)
 _AGENT_VERSION_VERSION = (1, versions.MINOR_36_AGENT_VERSION_HEARTBEAT)
 _AGENT_TOKEN_VERSION = (1, versions.MINOR_62_AGENT_TOKEN)
 _AGENT_VERIFY_CA_VERSION = (1, versions.MINOR_68_AGENT_VERIFY_CA)
+_AGENT_STATUS_VERSION = (1, versions.MINOR_72_HEARTBEAT_STATUS)
+#: What ``agent_status`` may say, as in Ironic.
+AGENT_STATUSES = ('start', 'end', 'error')
 
 
 def _string(data, key):
@@ -90,14 +102,17 @@ def heartbeat(ident):
     versions.check_endpoint(version, _ENDPOINT_VERSION, flask.request.path)
     policy.authorize('baremetal:node:ipa_heartbeat', flask.g.context)
     data = body.json_object(('callback_url', 'agent_version', 'agent_token',
-                             'agent_verify_ca'), default={})
+                             'agent_verify_ca', 'agent_status',
+                             'agent_status_message'), default={})
     callback_url = _string(data, 'callback_url')
     if callback_url is not None:
         _check_callback_url(callback_url, flask.request.remote_addr)
     values = {}
     for key, needed in (('agent_version', _AGENT_VERSION_VERSION),
                         ('agent_token', _AGENT_TOKEN_VERSION),
-                        ('agent_verify_ca', _AGENT_VERIFY_CA_VERSION)):
+                        ('agent_verify_ca', _AGENT_VERIFY_CA_VERSION),
+                        ('agent_status', _AGENT_STATUS_VERSION),
+                        ('agent_status_message', _AGENT_STATUS_VERSION)):
         values[key] = _string(data, key)
         if values[key] is not None and version < needed:
             raise errors.FeatureNotInVersion(
@@ -106,8 +121,22 @@ def heartbeat(ident):
                 version=versions.to_string(version))
     if values['agent_verify_ca'] is not None:
         _check_certificate(values['agent_verify_ca'])
+    status = values.pop('agent_status')
+    status_message = values.pop('agent_status_message')
+    if status is not None and status not in AGENT_STATUSES:
+        raise errors.InvalidField(
+            field='agent_status', reason='%r is none of %s' % (
+                status, ', '.join(AGENT_STATUSES)))
     # Agents heartbeat often, by UUID: the conductor finds the node.
     node_uuid = node_ident.get_uuid(flask.g.context, ident, version)
+    if status is not None:
+        _log_status(node_uuid, status, status_message)
     flask.g.rpcapi.heartbeat(flask.g.context, node_uuid,
                              callback_url=callback_url, **values)
     return responses.empty(202)
+
+
+def _log_status(node_uuid, status, message):
+    LOG.log(log.WARNING if status == 'error' else log.INFO,
+            'The agent of node %s reports status %s%s', node_uuid, status,
+            ': %s' % message if message else '')

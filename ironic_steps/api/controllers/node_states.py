@@ -9,7 +9,9 @@ refusal is a 4xx that leaves the node as it was.  A target below its
 version is refused 406, as Ironic refuses it.
 
 Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
-(1.69) and ``clean`` requires ``clean_steps`` (1.15); their checks against
+(1.69) and ``clean`` requires ``clean_steps`` (1.15) and may take
+``disable_ramdisk`` (1.70); ``deploy`` and ``undeploy`` (1.73) are
+``active`` and ``deleted`` by Ironic's newer names.  Their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
 ``active`` and ``rebuild`` (1.35) take a ``configdrive``: an image or a
 URL, or an object from 1.56 (``vendor_data`` from 1.59), checked here
@@ -17,9 +19,11 @@ URL, or an object from 1.56 (``vendor_data`` from 1.59), checked here
 none, as in Ironic.
 
 ``PUT .../states/power`` is asynchronous too (202, the node shows
-``target_power_state`` until it is done); ``PUT .../states/raid`` stores
-the target RAID configuration once the node's RAID interface accepted it
-(204).
+``target_power_state`` until it is done), and so are ``PUT
+.../states/boot_mode`` and ``.../states/secure_boot`` (1.76; a failure is
+the node's ``last_error``, 409 while the node moves); ``PUT
+.../states/raid`` stores the target RAID configuration once the node's
+RAID interface accepted it (204).
 """
 
 import dataclasses
@@ -33,6 +37,7 @@ from ironic_steps.api import node_view
 from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.api import versions
+from ironic_steps.common import boot_modes
 from ironic_steps.common import configdrive
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
@@ -73,16 +78,25 @@ _TARGETS = {
     'rebuild': _Target('do_node_deploy', {'rebuild': True},
                        extras=_REBUILD_EXTRAS),
     'deleted': _Target('do_node_tear_down', {}),
+    # Ironic's newer names for active and deleted.
+    'deploy': _Target('do_node_deploy', {'rebuild': False},
+                      since=(1, versions.MINOR_73_DEPLOY_UNDEPLOY_VERBS),
+                      extras=_ACTIVE_EXTRAS),
+    'undeploy': _Target('do_node_tear_down', {},
+                        since=(1, versions.MINOR_73_DEPLOY_UNDEPLOY_VERBS)),
     'clean': _Target('do_node_clean', {},
                      since=(1, versions.MINOR_15_MANUAL_CLEAN),
                      extras={'clean_steps': (
-                         1, versions.MINOR_15_MANUAL_CLEAN)}),
+                         1, versions.MINOR_15_MANUAL_CLEAN),
+                         'disable_ramdisk': (
+                             1, versions.MINOR_70_CLEAN_DISABLE_RAMDISK)}),
     'abort': _Target('do_provisioning_action',
                      {'action': states.EVENT_ABORT},
                      since=(1, versions.MINOR_13_ABORT)),
 }
 #: What a request body may name, at the versions that introduced it.
-_BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive')
+_BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive',
+              'disable_ramdisk')
 
 #: Power targets -> the version that accepts them.
 _POWER_TARGETS = {
@@ -128,6 +142,14 @@ def _extras(name, target, request_body, version):
     for key in _BODY_KEYS[1:]:
         if key not in request_body:
             continue
+        # A key from a later version does not exist yet, whatever the
+        # target: 406 before the target's own rules, as Ironic answers.
+        first = min(t.extras[key] for t in _TARGETS.values()
+                    if key in t.extras)
+        if version < first:
+            raise errors.FeatureNotInVersion(
+                feature=key, needed=versions.to_string(first),
+                version=versions.to_string(version))
         needed = target.extras.get(key)
         if needed is None:
             raise exception.InvalidParameterValue(
@@ -140,12 +162,26 @@ def _extras(name, target, request_body, version):
     if name == 'clean' and 'clean_steps' not in extras:
         raise exception.MissingParameterValue(
             err='target clean needs clean_steps: the steps to run, in order')
+    if 'disable_ramdisk' in extras:
+        extras['disable_ramdisk'] = _flag('disable_ramdisk',
+                                          extras['disable_ramdisk'])
     if 'configdrive' in extras:
         if extras['configdrive'] in (None, '', {}):
             del extras['configdrive']   # Ironic's "no config drive"
         else:
             _check_configdrive(extras['configdrive'], version)
     return extras
+
+
+def _flag(key, value):
+    """A boolean body value; "true" / "false" as Ironic's clients may
+    send them (any case)."""
+    if isinstance(value, str) and value.lower() in ('true', 'false'):
+        return value.lower() == 'true'
+    if not isinstance(value, bool):
+        raise exception.InvalidParameterValue(
+            err='%s must be true or false, got %r' % (key, value))
+    return value
 
 
 _CONFIGDRIVE_OBJECT = (1, versions.MINOR_56_BUILD_CONFIGDRIVE)
@@ -254,3 +290,55 @@ def set_raid_state(ident):
         # As in Ironic: a node without RAID is a missing resource.
         raise exception.NotFound(str(exc)) from exc
     return responses.empty(204)
+
+
+_BOOT_MODE_VERSION = (1, versions.MINOR_76_NODE_CHANGE_BOOT_MODE)
+
+
+def _change_boot_setting(ident, converter, rule, rpc_method):
+    """Check the ``target`` of a boot setting request with ``converter``
+    (which raises InvalidParameterValue) and hand it to the conductor's
+    ``rpc_method``: 202, done in a worker; a failure is the node's
+    last_error."""
+    context, version = flask.g.context, flask.g.version
+    versions.check_endpoint(version, _BOOT_MODE_VERSION,
+                            flask.request.path, flask.request.method)
+    target = converter(body.json_object(('target',)).get('target'))
+    policy.authorize(rule, context)
+    node_uuid = node_ident.get_uuid(context, ident, version)
+    getattr(flask.g.rpcapi, rpc_method)(context, node_uuid, target)
+    return responses.empty(202, headers={
+        'Location': responses.url('nodes', node_uuid, 'states')})
+
+
+def _boot_mode_target(value):
+    if value not in boot_modes.BOOT_MODES:
+        raise exception.InvalidParameterValue(
+            err='Unknown boot mode %r; choose one of: %s' % (
+                value, ', '.join(boot_modes.BOOT_MODES)))
+    return value
+
+
+def _secure_boot_target(value):
+    try:
+        return _flag('target', value)
+    except exception.InvalidParameterValue:
+        raise exception.InvalidParameterValue(
+            err='Secure boot target must be true or false, got %r'
+                % (value,)) from None
+
+
+@blueprint.put('/boot_mode')
+def set_boot_mode(ident):
+    """``{"target": "uefi" | "bios"}`` (1.76)."""
+    return _change_boot_setting(ident, _boot_mode_target,
+                                'baremetal:node:set_boot_mode',
+                                'change_node_boot_mode')
+
+
+@blueprint.put('/secure_boot')
+def set_secure_boot(ident):
+    """``{"target": true | false}`` (1.76)."""
+    return _change_boot_setting(ident, _secure_boot_target,
+                                'baremetal:node:set_secure_boot',
+                                'change_node_secure_boot')

@@ -99,6 +99,10 @@ class Node(Base):
     raid_config = sa.Column(JSONEncoded)
     target_raid_config = sa.Column(JSONEncoded)
     network_data = sa.Column(JSONEncoded)
+    # What the BMC last reported: 'uefi' or 'bios'; whether secure boot is
+    # on.  None until read.
+    boot_mode = sa.Column(sa.String(16))
+    secure_boot = sa.Column(sa.Boolean)
 
     bios_interface = sa.Column(sa.String(255))
     boot_interface = sa.Column(sa.String(255))
@@ -218,6 +222,17 @@ class BIOSSetting(Base):
                         primary_key=True)
     name = sa.Column(sa.String(255), primary_key=True)
     value = sa.Column(mysql.Text)
+    # What the BMC's attribute registry says of the setting (1.1 of the
+    # object; see common/bios_registry.py); NULL where unknown.
+    attribute_type = sa.Column(sa.String(255))
+    allowable_values = sa.Column(JSONEncoded)
+    lower_bound = sa.Column(sa.BigInteger)
+    max_length = sa.Column(sa.Integer)
+    min_length = sa.Column(sa.Integer)
+    read_only = sa.Column(sa.Boolean)
+    reset_required = sa.Column(sa.Boolean)
+    unique = sa.Column(sa.Boolean)
+    upper_bound = sa.Column(sa.BigInteger)
 
 
 def _node_uuid():

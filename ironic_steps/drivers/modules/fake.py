@@ -30,6 +30,7 @@ import time
 
 from oslo_log import log
 
+from ironic_steps.common import boot_modes
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
@@ -132,7 +133,9 @@ class FakeManagement(base.ManagementInterface):
     """Remembers the boot device it is given (``fake_boot_device`` and
     ``fake_boot_device_persistent`` in ``driver_internal_info``), and shows
     it; a node never given one boots from ``pxe``, once, as in Ironic's
-    fake."""
+    fake.  So with the boot mode (``fake_boot_mode``; ``uefi`` until set)
+    and secure boot (``fake_secure_boot``; off until set, and only in
+    ``uefi``, as firmware allows it)."""
 
     def get_supported_boot_devices(self, task):
         return list(FAKE_BOOT_DEVICES)
@@ -150,6 +153,32 @@ class FakeManagement(base.ManagementInterface):
         return {'boot_device': info.get('fake_boot_device', 'pxe'),
                 'persistent': info.get('fake_boot_device_persistent',
                                        False)}
+
+    def get_boot_mode(self, task):
+        return (task.node.driver_internal_info or {}).get(
+            'fake_boot_mode', boot_modes.UEFI)
+
+    def set_boot_mode(self, task, mode):
+        if mode not in boot_modes.BOOT_MODES:
+            raise exception.InvalidParameterValue(
+                err='Unknown boot mode %r; fake management supports: %s'
+                    % (mode, ', '.join(boot_modes.BOOT_MODES)))
+        if mode != boot_modes.UEFI and self.get_secure_boot_state(task):
+            raise exception.InvalidParameterValue(
+                err='Node %s has secure boot on, which needs uefi: turn it '
+                    'off first' % task.node.uuid)
+        _remember(task, 'fake_boot_mode', mode)
+
+    def get_secure_boot_state(self, task):
+        return bool((task.node.driver_internal_info or {}).get(
+            'fake_secure_boot'))
+
+    def set_secure_boot_state(self, task, state):
+        if state and self.get_boot_mode(task) != boot_modes.UEFI:
+            raise exception.InvalidParameterValue(
+                err='Node %s boots in %s mode: secure boot needs uefi' % (
+                    task.node.uuid, self.get_boot_mode(task)))
+        _remember(task, 'fake_secure_boot', bool(state))
 
     @base.deploy_step(priority=60)
     def set_instance_boot_device(self, task):
@@ -222,7 +251,8 @@ class FakeRaid(base.RAIDInterface):
     @base.deploy_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
                       precheck=raid.check_apply_configuration)
     @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
-                     precheck=raid.check_apply_configuration)
+                     precheck=raid.check_apply_configuration,
+                     requires_ramdisk=False)
     def apply_configuration(self, task, raid_config=None,
                             delete_existing=True):
         """Build the requested logical disks (by default the node's target
@@ -231,6 +261,32 @@ class FakeRaid(base.RAIDInterface):
         _simulate(task, 'raid.apply_configuration')
         _remember(task, 'fake_raid_config', raid_config)
         task.node.raid_config = raid_config
+
+
+def _fake_registry_entry(attribute_type, **facts):
+    return dict({'attribute_type': attribute_type, 'read_only': False,
+                 'reset_required': True, 'unique': False}, **facts)
+
+
+_ON_OFF = ['Enabled', 'Disabled']
+#: What the fake BMC's attribute registry says of the settings it knows
+#: (shown from API 1.74); a setting of any other name has no known facts.
+FAKE_BIOS_REGISTRY = {
+    'BootMode': _fake_registry_entry('Enumeration',
+                                     allowable_values=['Uefi', 'Bios']),
+    'LogicalProc': _fake_registry_entry('Enumeration',
+                                        allowable_values=_ON_OFF),
+    'ProcTurboMode': _fake_registry_entry('Enumeration',
+                                          allowable_values=_ON_OFF),
+    'ProcVirtualization': _fake_registry_entry('Enumeration',
+                                               allowable_values=_ON_OFF),
+    'SriovEnable': _fake_registry_entry('Enumeration',
+                                        allowable_values=_ON_OFF),
+    'PowerOnDelay': _fake_registry_entry('Integer', lower_bound=0,
+                                         upper_bound=120),
+    'AssetTag': _fake_registry_entry('String', min_length=0, max_length=32,
+                                     unique=True),
+}
 
 
 class FakeBios(base.BiosInterface):
@@ -242,13 +298,16 @@ class FakeBios(base.BiosInterface):
     defaults to report).  After each, the node's cached settings (``GET
     /v1/nodes/{node}/bios``) are what the fake BMC holds, written in one
     transaction, except while the services are pinned to a release
-    without the cache (then nothing is cached, as before).
+    without the cache (then nothing is cached, as before).  The fake BMC
+    describes the settings it knows in a small attribute registry
+    (:data:`FAKE_BIOS_REGISTRY`); it checks no value against it.
     ``driver_internal_info['fake_bios_settings']`` keeps the last
     ``settings`` applied, as it always has.
     """
 
     @base.deploy_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO)
-    @base.clean_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO)
+    @base.clean_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO,
+                     requires_ramdisk=False)
     def apply_configuration(self, task, settings):
         """Apply the requested BIOS settings."""
         applied = bios.requested_settings(settings)
@@ -256,10 +315,11 @@ class FakeBios(base.BiosInterface):
         _remember(task, 'fake_bios_settings', settings)
         held = bios.cached_settings(task)
         held.update(applied)
-        bios.cache_settings(task, held)
+        bios.cache_settings(task, bios.with_registry(
+            held, FAKE_BIOS_REGISTRY, task.node.uuid))
 
     @base.deploy_step(priority=0)
-    @base.clean_step(priority=0)
+    @base.clean_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task):
         """Reset every BIOS setting to the factory's."""
         _simulate(task, 'bios.factory_reset')

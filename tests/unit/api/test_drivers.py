@@ -106,6 +106,36 @@ class DriversTest(base.ApiTestCase):
         oldest = self.get('/v1/drivers/fake-hardware', version='1.13')
         self.assertEqual({'name', 'hosts', 'links'}, set(oldest.get_json()))
 
+    def test_fields_choose_what_is_shown_from_1_77(self):
+        shown = self.get('/v1/drivers/redfish?fields=name,'
+                         'default_deploy_interface', version='1.77')
+        self.assertEqual(200, shown.status_code, shown.data)
+        self.assertEqual({'name': 'redfish',
+                          'default_deploy_interface': 'ramdisk'},
+                         {k: v for k, v in shown.get_json().items()
+                          if k != 'links'})
+        self.assertIn('links', shown.get_json())
+        listed = self.get('/v1/drivers?fields=name,enabled_power_interfaces',
+                          version='1.77').get_json()['drivers']
+        self.assertEqual(
+            [{'name': 'fake-hardware', 'enabled_power_interfaces': ['fake']},
+             {'name': 'redfish', 'enabled_power_interfaces': ['redfish']}],
+            [{k: v for k, v in d.items() if k != 'links'} for d in listed])
+
+    def test_fields_are_406_before_1_77(self):
+        self.assertError(self.get('/v1/drivers?fields=name', version='1.76'),
+                         406, 'fields', '1.77')
+        self.assertError(self.get('/v1/drivers/redfish?fields=name',
+                                  version='1.76'), 406, 'fields', '1.77')
+
+    def test_a_field_no_driver_has_is_400_naming_it(self):
+        self.assertError(self.get('/v1/drivers?fields=name,color',
+                                  version='1.77'), 400, "'color'", 'hosts')
+        self.assertError(self.get('/v1/drivers?fields=name&detail=true',
+                                  version='1.77'), 400, 'detail', 'fields')
+        self.assertError(self.get('/v1/drivers?fields=', version='1.77'),
+                         400, "'' is no field")
+
     def test_an_unknown_driver_is_404_naming_the_served_ones(self):
         self.assertError(self.get('/v1/drivers/ipmi'), 404, 'ipmi',
                          'fake-hardware, redfish')

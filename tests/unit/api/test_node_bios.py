@@ -126,13 +126,19 @@ class NodeBiosTest(_Cache, base.ApiTestCase):
         self.assertError(self.get('/v1/nodes/a%20b/bios'), 400, 'a b')
 
     @ddt.data('fields=name', 'detail=true', 'limit=1')
-    def test_query_parameters_are_refused_as_ironic_refuses_them_to_1_73(
-            self, query):
+    def test_one_setting_takes_no_query_parameter_as_in_ironic(self, query):
         self.cache(self.node, {'BootMode': 'Uefi'})
-        self.assertError(self.get('/v1/nodes/node-1/bios?' + query), 400,
-                         query.split('=')[0])
-        self.assertError(self.get('/v1/nodes/node-1/bios/BootMode?'
-                                  + query), 400, query.split('=')[0])
+        for version in ('1.69', '1.74'):
+            self.assertError(self.get('/v1/nodes/node-1/bios/BootMode?'
+                                      + query, version=version), 400,
+                             query.split('=')[0])
+
+    @ddt.data('limit=1', 'sort_key=name')
+    def test_the_list_refuses_other_query_parameters_with_400(self, query):
+        for version in ('1.69', '1.74'):
+            self.assertError(self.get('/v1/nodes/node-1/bios?' + query,
+                                      version=version),
+                             400, query.split('=')[0])
 
     @ddt.data('post', 'put', 'patch', 'delete')
     def test_the_settings_are_read_only(self, method):
@@ -181,6 +187,12 @@ class NodeBiosTest(_Cache, base.ApiTestCase):
         self.assertEqual('Enabled', self.get(
             '/v1/nodes/node-1/bios/LogicalProc').get_json()[
                 'LogicalProc']['value'])
+        # From 1.74 the fake BMC's registry describes them.
+        shown = self.get('/v1/nodes/node-1/bios/BootMode',
+                         version='1.74').get_json()['BootMode']
+        self.assertEqual(('Enumeration', ['Uefi', 'Bios'], True),
+                         (shown['attribute_type'], shown['allowable_values'],
+                          shown['reset_required']))
 
 
 @ddt.ddt
@@ -236,6 +248,163 @@ class NodeBiosVersionsTest(_Cache, base.ApiTestCase):
         self.config(pin_release_version=None)
         self.assertEqual(['BootMode'], [s['name'] for s in self.get(
             '/v1/nodes/node-1/bios').get_json()['bios']])
+
+
+REGISTRY = {'attribute_type': 'Enumeration',
+            'allowable_values': ['Uefi', 'Bios'], 'lower_bound': None,
+            'max_length': None, 'min_length': None, 'read_only': False,
+            'reset_required': True, 'unique': False, 'upper_bound': None}
+#: What a setting without known facts shows of them (as Ironic).
+UNKNOWN = dict(dict.fromkeys(REGISTRY), allowable_values=[])
+REGISTRY_SETTINGS = {
+    'BootMode': dict(REGISTRY, value='Uefi'),
+    'PowerOnDelay': {'value': '0', 'attribute_type': 'Integer',
+                     'lower_bound': 0, 'upper_bound': 120},
+    'AssetTag': None,
+}
+
+
+@ddt.ddt
+class NodeBiosRegistryTest(_Cache, base.ApiTestCase):
+    """1.74: the registry facts, ?detail and ?fields."""
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(name='node-1')
+        self.cached = self.cache(self.node, REGISTRY_SETTINGS)
+
+    def listed(self, query='', version='1.74'):
+        response = self.get('/v1/nodes/node-1/bios' + query, version=version)
+        self.assertEqual(200, response.status_code, response.data)
+        # (by the name their links end with: ?fields may leave it out)
+        return {s['links'][0]['href'].rsplit('/', 1)[1]: s
+                for s in response.get_json()['bios']}
+
+    def detailed_body(self, name, facts):
+        return dict(self.body_of(self.node, self.cached[name]), **facts)
+
+    def test_a_plain_list_shows_what_it_showed_before(self):
+        listed = self.listed()
+        self.assertEqual(self.body_of(self.node, self.cached['BootMode']),
+                         listed['BootMode'])
+        self.assertEqual(['created_at', 'updated_at', 'name', 'value',
+                          'links'], list(listed['BootMode']))
+
+    @ddt.data('?detail=true', '?detail=True', '?detail=1')
+    def test_a_detailed_list_shows_the_registry_facts(self, query):
+        listed = self.listed(query)
+        self.assertEqual(
+            self.detailed_body('BootMode', REGISTRY), listed['BootMode'])
+        self.assertEqual(self.detailed_body('PowerOnDelay', dict(
+            UNKNOWN, attribute_type='Integer', lower_bound=0,
+            upper_bound=120)), listed['PowerOnDelay'])
+        self.assertEqual(self.detailed_body('AssetTag', UNKNOWN),
+                         listed['AssetTag'])
+
+    def test_detail_false_is_a_plain_list(self):
+        self.assertEqual(self.listed(), self.listed('?detail=false'))
+
+    def test_fields_selects_them_with_the_times_as_ironic_does(self):
+        listed = self.listed('?fields=name,read_only,allowable_values')
+        setting = self.cached['BootMode']
+        self.assertEqual({
+            'created_at': setting.created_at.isoformat(), 'updated_at': None,
+            'name': 'BootMode', 'read_only': False,
+            'allowable_values': ['Uefi', 'Bios'],
+            'links': links(self.node.uuid, 'BootMode')}, listed['BootMode'])
+        self.assertEqual(['created_at', 'updated_at', 'name', 'read_only',
+                          'allowable_values', 'links'],
+                         list(listed['BootMode']))
+        # (as the client asks it: ?detail=False beside ?fields)
+        self.assertEqual(
+            {'created_at', 'updated_at', 'upper_bound', 'links'},
+            set(self.listed('?detail=False&fields=upper_bound')[
+                'PowerOnDelay']))
+
+    def test_one_setting_shows_every_field_from_1_74(self):
+        shown = self.get('/v1/nodes/node-1/bios/BootMode',
+                         version='1.74').get_json()
+        self.assertEqual({'BootMode': self.detailed_body('BootMode',
+                                                         REGISTRY)}, shown)
+        below = self.get('/v1/nodes/node-1/bios/BootMode',
+                         version='1.73').get_json()
+        self.assertEqual({'BootMode': self.body_of(
+            self.node, self.cached['BootMode'])}, below)
+
+    @ddt.data(('?fields=name,colour', ['colour', 'attribute_type']),
+              ('?fields=', ["''"]),
+              ('?fields=links', ['links']),
+              ('?detail=true&fields=name', ['?fields', 'detailed']),
+              ('?detail=maybe', ['detail', "'maybe'"]),
+              ('?limit=5', ['limit', 'detail, fields']))
+    @ddt.unpack
+    def test_bad_list_queries_are_400_naming_the_problem(self, query,
+                                                         words):
+        self.assertError(self.get('/v1/nodes/node-1/bios' + query,
+                                  version='1.74'), 400, *words)
+
+    @ddt.data(('?detail=true', '?detail'), ('?fields=name', '?fields'),
+              ('?detail=false', '?detail'),
+              ('?fields=read_only&detail=false', '?detail and ?fields'))
+    @ddt.unpack
+    def test_below_1_74_detail_and_fields_are_406(self, query, named):
+        for version in ('1.40', '1.73'):
+            self.assertError(self.get('/v1/nodes/node-1/bios' + query,
+                                      version=version),
+                             406, named, 'needs API version 1.74', version)
+
+    def test_below_1_74_no_registry_fact_is_shown(self):
+        for version in ('1.40', '1.73'):
+            for setting in self.listed(version=version).values():
+                self.assertEqual(set(), set(REGISTRY) & set(setting))
+
+    def test_passwords_stay_masked_in_every_view(self):
+        self.cached = self.cache(self.node, {
+            'AdminPassword': 'hunter2',
+            'BmcKey': {'value': 's3cr3t', 'attribute_type': 'Password',
+                       'max_length': 32},
+            'BootMode': dict(REGISTRY, value='Uefi')})
+        for query in ('', '?detail=true', '?fields=value,attribute_type'):
+            listed = self.listed(query)
+            self.assertEqual('******', listed['AdminPassword']['value'])
+            self.assertEqual('******', listed['BmcKey']['value'])
+            self.assertEqual('Uefi', listed['BootMode']['value'])
+        shown = self.get('/v1/nodes/node-1/bios/BmcKey',
+                         version='1.74').get_json()['BmcKey']
+        self.assertEqual(('******', 'Password', 32), (
+            shown['value'], shown['attribute_type'], shown['max_length']))
+        response = self.get('/v1/nodes/node-1/bios?detail=true',
+                            version='1.74')
+        self.assertNotIn(b'hunter2', response.data)
+        self.assertNotIn(b's3cr3t', response.data)
+
+    def test_a_detailed_list_costs_the_same_two_queries(self):
+        with tests_base.SQLStatements() as recorded:
+            self.listed('?detail=true')
+        self.assertEqual(['SELECT', 'SELECT'], recorded.verbs())
+
+    def test_pinned_to_0_9_the_maximum_is_1_69_and_no_fact_is_saved(self):
+        # Given services pinned to release 0.9 (BIOSSetting 1.0)
+        self.config(pin_release_version='0.9')
+        self.make_client()
+        # Then 1.74 is refused, the latest is 1.69, without the facts
+        self.assertError(self.get('/v1/nodes/node-1/bios', version='1.74'),
+                         406, '1.74', '1.69')
+        latest = self.listed(version='latest')
+        self.assertEqual(set(), set(REGISTRY) & set(latest['BootMode']))
+        self.assertError(self.get('/v1/nodes/node-1/bios?detail=true',
+                                  version='latest'), 406, '?detail', '1.74')
+        # and settings cached while pinned keep no facts
+        self.cached = self.cache(self.node, {
+            'BootMode': dict(REGISTRY, value='Bios', read_only=True),
+            'NumCores': {'value': '8', 'read_only': True}})
+        self.config(pin_release_version=None)
+        self.make_client()
+        listed = self.listed('?detail=true')
+        self.assertEqual('Bios', listed['BootMode']['value'])
+        self.assertFalse(listed['BootMode']['read_only'])
+        self.assertEqual(UNKNOWN, {f: listed['NumCores'][f]
+                                   for f in REGISTRY})
 
 
 @ddt.ddt

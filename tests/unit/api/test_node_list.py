@@ -29,7 +29,8 @@ class ListNodesTest(base.ApiTestCase):
 
     def test_detail_shows_every_field_of_the_version(self):
         self.create_node(name='node-1')
-        node = self.get('/v1/nodes/detail').get_json()['nodes'][0]
+        node = self.get('/v1/nodes/detail', version='latest').get_json()[
+            'nodes'][0]
         self.assertEqual(set(node_view.FIELDS) | {'links'}
                          | set(node_view.RESOURCE_LINKS), set(node))
 

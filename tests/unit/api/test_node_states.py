@@ -1,6 +1,9 @@
 """Provision actions (PUT /v1/nodes/{node}/states/provision) and heartbeats."""
 
+import logging
+
 import ddt
+import fixtures
 
 from ironic_steps.common import states
 from ironic_steps import objects
@@ -213,11 +216,32 @@ class HeartbeatTest(base.ApiTestCase):
                              json={'agent_version': '9.0'})
         self.assertError(response, 406, 'agent_version', '1.36')
 
+    @ddt.data('agent_status', 'agent_status_message')
+    def test_agent_status_is_accepted_from_1_72(self, key):
+        self.create_node(name='node-1')
+        response = self.post('/v1/heartbeat/node-1', version='1.71',
+                             json={key: 'end'})
+        self.assertError(response, 406, key, '1.72')
+
+    def test_an_agent_status_is_logged_and_the_heartbeat_goes_on(self):
+        logged = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        node = self.deploy_to_wait()
+        response = self.post('/v1/heartbeat/%s' % node.uuid, json={
+            'callback_url': 'http://127.0.0.1:9999',
+            'agent_token': self.lookup_token(node.uuid),
+            'agent_status': 'error', 'agent_status_message': 'no disk'},
+            version='1.72')
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.ACTIVE)
+        self.assertIn('reports status error: no disk', logged.output)
+
     @ddt.data({'callback_url': 5}, {'agent_token': 5}, {'token': 'x'},
-              ['x'])
+              ['x'], {'agent_status': 'done'}, {'agent_status': 1},
+              {'agent_status_message': ['x']})
     def test_a_bad_body_is_400(self, data):
         self.create_node(name='node-1')
-        self.assertError(self.post('/v1/heartbeat/node-1', json=data), 400)
+        self.assertError(self.post('/v1/heartbeat/node-1', json=data,
+                                   version='1.72'), 400)
 
 
 @ddt.ddt
@@ -315,3 +339,41 @@ class RequestedStepsTest(base.ApiTestCase):
         self.assertEqual(202, response.status_code, response.data)
         node = self.wait_for_state(node, states.DEPLOYFAIL)
         self.assertIn('aborted by request', node.last_error)
+
+
+@ddt.ddt
+class DeployUndeployVerbsTest(base.ApiTestCase):
+    """``deploy`` and ``undeploy`` (1.73): ``active`` and ``deleted`` by
+    Ironic's newer names."""
+
+    def test_deploy_then_undeploy(self):
+        node = self.make_available(name='node-1')
+        response = self.provision('node-1', 'deploy', version='1.73')
+        self.assertEqual(202, response.status_code, response.data)
+        self.agent_heartbeat(self.wait_for_state(node, states.DEPLOYWAIT))
+        self.wait_for_state(node, states.ACTIVE)
+        response = self.provision('node-1', 'undeploy', version='1.73')
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.AVAILABLE)
+
+    def test_deploy_takes_what_active_takes(self):
+        node = self.make_available(name='node-1')
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'deploy', 'deploy_steps': [RequestedStepsTest.BIOS]},
+            version='1.73')
+        self.assertEqual(202, response.status_code, response.data)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        self.assertIn('fake_bios_settings', node.driver_internal_info)
+
+    @ddt.data('deploy', 'undeploy')
+    def test_they_exist_from_1_73(self, target):
+        node = self.make_available(name='node-1')
+        self.assertError(self.provision('node-1', target, version='1.72'),
+                         406, repr(target), '1.73')
+        self.assertNodeUnchanged(node)
+        listed = self.assertError(self.provision('node-1', 'bogus',
+                                                 version='1.72'), 400,
+                                  'valid targets', 'active')
+        self.assertNotIn('undeploy', listed)
+        self.assertIn('undeploy', self.assertError(
+            self.provision('node-1', 'bogus', version='1.73'), 400))

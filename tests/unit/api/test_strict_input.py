@@ -293,7 +293,7 @@ class SortAndPageTest(base.ApiTestCase):
             key, direction)
         seen = []
         while url:
-            response = self.get(url)
+            response = self.get(url, version='latest')
             self.assertEqual(200, response.status_code, response.data)
             body = response.get_json()
             seen += [node['uuid'] for node in body['nodes']]
@@ -308,7 +308,7 @@ class SortAndPageTest(base.ApiTestCase):
                                                          direction):
         whole = [node['uuid'] for node in self.get(
             '/v1/nodes?sort_key=%s&sort_dir=%s&fields=uuid'
-            % (key, direction)).get_json()['nodes']]
+            % (key, direction), version='latest').get_json()['nodes']]
         self.assertEqual(5, len(whole))
         self.assertEqual(whole, self.pages(key, direction))
 
@@ -569,7 +569,7 @@ class TemplatePagingTest(base.ApiTestCase):
                % (key, direction))
         seen = []
         while url:
-            response = self.get(url)
+            response = self.get(url, version='latest')
             self.assertEqual(200, response.status_code, response.data)
             body = response.get_json()
             seen += [t['uuid'] for t in body['deploy_templates']]

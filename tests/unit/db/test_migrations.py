@@ -32,12 +32,15 @@ CREATE_NODE_RESOURCES = '3a7d5e9c2b14'
 CREATE_ALLOCATIONS = '3a7d2e9c5b14'
 ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT = 'a5c7e9b13d20'
 CREATE_NODE_STEP_HISTORY = '3a7d9e2c5b81'
+ADD_NODE_BOOT_MODE = 'c4e1a7d5b920'
+ADD_BIOS_REGISTRY = '7e7ad8d4ad75'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
              CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES,
              CREATE_NODE_RESOURCES, CREATE_ALLOCATIONS,
-             ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT, CREATE_NODE_STEP_HISTORY]
+             ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT, CREATE_NODE_STEP_HISTORY,
+             ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -244,6 +247,32 @@ class MigrationWalkTest(base.TestCase):
         with engine.connect() as connection:
             self.assertIsNone(connection.execute(sa.text(
                 'SELECT timeout FROM deploy_template_steps')).scalar_one())
+
+    def test_existing_bios_settings_survive_with_unknown_registry_facts(
+            self):
+        # Given a node with a cached BIOS setting at the previous head
+        migration.upgrade(ADD_NODE_BOOT_MODE)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, provision_state, "
+                "maintenance) VALUES ('6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c',"
+                " 'fake-hardware', 'manageable', 0)"))
+            connection.execute(sa.text(
+                "INSERT INTO bios_settings (node_id, name, value) "
+                "SELECT id, 'BootMode', 'Uefi' FROM nodes"))
+        # When the revision runs
+        migration.upgrade(ADD_BIOS_REGISTRY)
+        # Then the setting keeps its value and every registry fact is
+        # unknown
+        facts = ('attribute_type', 'allowable_values', 'lower_bound',
+                 'max_length', 'min_length', 'read_only', 'reset_required',
+                 'unique', 'upper_bound')
+        with engine.connect() as connection:
+            row = connection.execute(sa.select(
+                models.BIOSSetting.__table__)).one()._mapping
+        self.assertEqual(('BootMode', 'Uefi'), (row['name'], row['value']))
+        self.assertEqual(dict.fromkeys(facts), {f: row[f] for f in facts})
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -188,3 +188,141 @@ class BIOSSettingTest(base.TestCase):
         self.config(pin_release_version=None)
         self.replace({'A': '2'})
         self.assertEqual({'A': '2'}, self.stored())
+
+
+FACTS = {'attribute_type': 'Enumeration', 'allowable_values': ['Uefi', 'Bios'],
+         'lower_bound': None, 'max_length': None, 'min_length': None,
+         'read_only': False, 'reset_required': True, 'unique': False,
+         'upper_bound': None}
+NO_FACTS = dict.fromkeys(FACTS)
+
+
+def facts_of(setting):
+    return {field: setting[field] for field in FACTS}
+
+
+@ddt.ddt
+class BIOSRegistryTest(base.TestCase):
+    """A setting may carry what the BMC's attribute registry says of it
+    (BIOSSetting 1.1, API 1.74)."""
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.create_node(name='node-1')
+
+    def replace(self, settings):
+        return {s.name: s for s in BIOSSetting.replace_all(
+            self.context, self.node.id, settings)}
+
+    def listed(self):
+        return {s.name: s for s in BIOSSetting.list_by_node(self.context,
+                                                            self.node.id)}
+
+    def test_registry_facts_are_stored_with_the_value(self):
+        self.replace({'BootMode': dict(FACTS, value='Uefi'),
+                      'NumCores': {'value': 16, 'attribute_type': 'Integer',
+                                   'lower_bound': 1, 'upper_bound': 2 ** 40,
+                                   'read_only': True}})
+        listed = self.listed()
+        self.assertEqual('Uefi', listed['BootMode'].value)
+        self.assertEqual(FACTS, facts_of(listed['BootMode']))
+        # Facts left out are unknown; numbers stay numbers.
+        self.assertEqual(dict(NO_FACTS, attribute_type='Integer',
+                              lower_bound=1, upper_bound=2 ** 40,
+                              read_only=True),
+                         facts_of(listed['NumCores']))
+        self.assertEqual('16', listed['NumCores'].value)
+        self.assertEqual(facts_of(listed['BootMode']), facts_of(
+            BIOSSetting.get(self.context, self.node.id, 'BootMode')))
+
+    def test_a_plain_value_has_no_known_facts(self):
+        self.replace({'BootMode': dict(FACTS, value='Uefi')})
+        # A reading without a registry replaces what was known.
+        self.replace({'BootMode': 'Uefi', 'Other': None})
+        listed = self.listed()
+        self.assertEqual(NO_FACTS, facts_of(listed['BootMode']))
+        self.assertEqual(NO_FACTS, facts_of(listed['Other']))
+
+    def test_changed_facts_are_written_without_moving_updated_at(self):
+        first = self.replace({'BootMode': dict(FACTS, value='Uefi')})
+        changed = dict(FACTS, value='Uefi', allowable_values=['Uefi'])
+        now = self.replace({'BootMode': changed})
+        self.assertEqual(['Uefi'], now['BootMode'].allowable_values)
+        self.assertIsNone(now['BootMode'].updated_at)
+        self.assertEqual(first['BootMode'].created_at,
+                         now['BootMode'].created_at)
+        # A new value moves it, whatever the facts do.
+        moved = self.replace({'BootMode': dict(changed, value='Bios')})
+        self.assertIsNotNone(moved['BootMode'].updated_at)
+
+    def test_the_same_facts_again_write_nothing(self):
+        settings = {'BootMode': dict(FACTS, value='Uefi'),
+                    'AssetTag': {'value': '', 'attribute_type': 'String',
+                                 'min_length': 0, 'max_length': 32}}
+        self.replace(settings)
+        with base.SQLStatements() as recorded:
+            self.replace(settings)
+        self.assertEqual([], [verb for verb in recorded.verbs()
+                              if verb in ('INSERT', 'UPDATE', 'DELETE')])
+
+    @ddt.data(
+        # (setting, words the refusal must say)
+        ({'attribute_type': 'Enumeration'}, ['BootMode', 'without a value',
+                                             'attribute_type']),
+        ({'value': 'x', 'colour': 'red'}, ['BootMode', 'colour',
+                                           'allowable_values']),
+        ({'value': 'x', 'allowable_values': 'Uefi,Bios'},
+         ['allowable_values', 'BootMode', 'a list of strings', 'str']),
+        ({'value': 'x', 'allowable_values': ['Uefi', 1]},
+         ['allowable_values', 'a list of strings']),
+        ({'value': 'x', 'lower_bound': True}, ['lower_bound', 'integer',
+                                               'bool']),
+        ({'value': 'x', 'upper_bound': 2 ** 63}, ['upper_bound', '64-bit']),
+        ({'value': 'x', 'max_length': -1}, ['max_length', 'from 0']),
+        ({'value': 'x', 'min_length': 1.5}, ['min_length', 'float']),
+        ({'value': 'x', 'read_only': 'yes'}, ['read_only', 'true or false']),
+        ({'value': 'x', 'attribute_type': 'T' * 256}, ['attribute_type',
+                                                       '255']),
+        ({'value': {'secret': 'hunter2'}}, ['BootMode', 'dict']),
+    )
+    @ddt.unpack
+    def test_malformed_facts_are_refused_naming_them_and_nothing_written(
+            self, setting, words):
+        self.replace({'Kept': dict(FACTS, value='yes')})
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.replace, {'BootMode': setting})
+        for word in words:
+            self.assertIn(word, str(exc))
+        self.assertNotIn('hunter2', str(exc))
+        self.assertEqual(['Kept'], list(self.listed()))
+        self.assertEqual(FACTS, facts_of(self.listed()['Kept']))
+
+    def test_pinned_to_0_9_values_are_written_and_facts_are_not(self):
+        # Given a setting whose facts are known, cached before the pin
+        self.replace({'BootMode': dict(FACTS, value='Uefi')})
+        # When pinned to 0.9 (BIOSSetting 1.0), a reading with other facts
+        # and a new setting with facts is cached
+        self.config(pin_release_version='0.9')
+        self.replace({'BootMode': dict(FACTS, value='Bios',
+                                       allowable_values=['Bios']),
+                      'NumCores': {'value': '8', 'read_only': True}})
+        # Then the values are written, no fact is: the old setting's are
+        # as they were, the new one's unknown
+        self.config(pin_release_version=None)
+        listed = self.listed()
+        self.assertEqual(('Bios', '8'), (listed['BootMode'].value,
+                                         listed['NumCores'].value))
+        self.assertEqual(FACTS, facts_of(listed['BootMode']))
+        self.assertEqual(NO_FACTS, facts_of(listed['NumCores']))
+        # and unpinned, they are written again.
+        self.replace({'NumCores': {'value': '8', 'read_only': True}})
+        self.assertTrue(self.listed()['NumCores'].read_only)
+
+    def test_the_facts_are_fields_of_1_1(self):
+        setting = self.replace({'BootMode': dict(FACTS, value='Uefi')})[
+            'BootMode']
+        self.assertEqual(set(FACTS), set(BIOSSetting.fields_unknown_at(
+            '1.0')))
+        primitive = setting.obj_to_primitive(target_version='1.0')
+        self.assertEqual(set(), set(FACTS) & set(
+            primitive['ironic_steps_object.data']))

@@ -22,10 +22,10 @@ from tests import base
 # printed by this test's failure.
 EXPECTED_FINGERPRINTS = {
     'Allocation': '1.0-fbbefdfea27b7477fac9a9130842823a',
-    'BIOSSetting': '1.0-79c37501a4c12e087d933099cf108d50',
+    'BIOSSetting': '1.1-054a26d8e261a76198623773e5659292',
     'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
-    'Node': '1.3-a97c1c9ebc155eae3e7e7dafe13e2aaf',
+    'Node': '1.4-f15b360bc6dc6ed0fbb3f55046017246',
     'Chassis': '1.0-c83b9e409c9107e4f02c134767bcab57',
     'Port': '1.0-886abfe4bc92d0072dfdc262a178677d',
     'Portgroup': '1.0-ad2d3e1a60c5ee54bafc0d4ccb719d6c',

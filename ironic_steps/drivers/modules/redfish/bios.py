@@ -6,8 +6,14 @@ the change, restart the node, and are polled (see
 :func:`ironic_steps.drivers.base.poll_step`) until the BMC reports the
 settings in force (for a reset: nothing pending any more).  Then, and by
 ``cache_bios_settings``, the node's settings as the BMC reports them are
-cached, for ``GET /v1/nodes/{node}/bios``.
+cached, for ``GET /v1/nodes/{node}/bios``, each with what the BMC's BIOS
+attribute registry says of it (type, allowed values, bounds, lengths,
+flags: API 1.74).  A BMC that names no registry, or cannot give it, has
+its settings cached with those facts unknown; the step goes on.
 """
+
+from oslo_log import log
+import sushy
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -15,11 +21,56 @@ from ironic_steps.drivers import base
 from ironic_steps.drivers import bios as bios_cache
 from ironic_steps.drivers.modules.redfish import utils
 
+LOG = log.getLogger(__name__)
+
 
 def _bios(task, operation):
     system = utils.get_system(task.node, operation)
     with utils.bmc_call(task.node, operation):
         return system.bios
+
+
+def _registry(task, bios):
+    """{name: registry facts} from the BMC's BIOS attribute registry ({}
+    when the BMC names none or cannot give it: logged)."""
+    try:
+        registry = bios.get_attribute_registry()
+        entries = (registry.registry_entries.attributes
+                   if registry is not None and registry.registry_entries
+                   else None)
+    except sushy.exceptions.SushyError as exc:
+        LOG.warning('Could not read the BIOS attribute registry of node %s; '
+                    'its BIOS settings are cached without it: %s',
+                    task.node.uuid, exc)
+        return {}
+    if not entries:
+        LOG.debug('The BMC of node %s offers no BIOS attribute registry',
+                  task.node.uuid)
+        return {}
+    return {entry.name: _facts(entry) for entry in entries}
+
+
+def _facts(entry):
+    """The registry facts of one sushy registry entry, as reported."""
+    return {'attribute_type': entry.attribute_type,
+            'allowable_values': _value_names(entry.allowable_values),
+            'lower_bound': entry.lower_bound,
+            'max_length': entry.max_length,
+            'min_length': entry.min_length,
+            'read_only': entry.read_only,
+            'reset_required': entry.reset_required,
+            'unique': entry.unique,
+            'upper_bound': entry.upper_bound}
+
+
+def _value_names(values):
+    """Redfish's ``[{"ValueName": ..., "ValueDisplayName": ...}]`` as the
+    names (the display name where a BMC gives no name); anything else as
+    reported, for :func:`bios_cache.with_registry` to judge."""
+    if not isinstance(values, list):
+        return values
+    return [value.get('ValueName') or value.get('ValueDisplayName')
+            if isinstance(value, dict) else value for value in values]
 
 
 def _restart(task):
@@ -34,16 +85,18 @@ def _restart(task):
 class RedfishBios(utils.BMCInterface, base.BiosInterface):
 
     def cache_bios_settings(self, task):
-        """Cache the settings the BMC reports now."""
+        """Cache the settings the BMC reports now, with its registry's
+        facts about them."""
         bios = _bios(task, 'read the BIOS settings')
         with utils.bmc_call(task.node, 'read the BIOS settings'):
             bios.refresh(force=True)
             attributes = dict(bios.attributes)
-        bios_cache.cache_settings(task, attributes)
+        bios_cache.cache_settings(task, bios_cache.with_registry(
+            attributes, _registry(task, bios), task.node.uuid))
 
     @base.deploy_step(priority=0,
                       argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
-    @base.clean_step(priority=0,
+    @base.clean_step(priority=0, requires_ramdisk=False,
                      argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
     def apply_configuration(self, task, settings):
         """Apply BIOS settings; they are in force after a restart."""
@@ -78,7 +131,7 @@ class RedfishBios(utils.BMCInterface, base.BiosInterface):
         return base.DONE
 
     @base.deploy_step(priority=0)
-    @base.clean_step(priority=0)
+    @base.clean_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task):
         """Reset the BIOS to its defaults; in force after a restart."""
         bios = _bios(task, 'reset the BIOS')

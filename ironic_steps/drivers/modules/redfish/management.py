@@ -1,4 +1,5 @@
-"""Management through a Redfish BMC: boot device, boot mode, firmware.
+"""Management through a Redfish BMC: boot device, boot mode, secure boot,
+firmware.
 
 Firmware is updated by the step ``management.update_firmware``, as
 Ironic's redfish management offers it: each image in turn is handed to
@@ -91,6 +92,33 @@ class RedfishManagement(utils.BMCInterface, base.ManagementInterface):
     def get_boot_mode(self, task):
         system = utils.get_system(task.node, 'read the boot mode')
         return _MODE_NAMES.get(system.boot.mode)
+
+    def _secure_boot(self, task, operation):
+        """The system's SecureBoot resource.
+
+        :raises UnsupportedDriverExtension: if the BMC has none.
+        """
+        system = utils.get_system(task.node, operation)
+        with utils.bmc_call(task.node, operation):
+            try:
+                return system.secure_boot
+            except sushy.exceptions.MissingAttributeError:
+                self._unsupported(task, 'secure boot (the BMC has no '
+                                        'SecureBoot resource)')
+
+    def get_secure_boot_state(self, task):
+        operation = 'read secure boot'
+        return bool(self._secure_boot(task, operation).enabled)
+
+    def set_secure_boot_state(self, task, state):
+        operation = 'turn secure boot %s' % ('on' if state else 'off')
+        secure_boot = self._secure_boot(task, operation)
+        if state and self.get_boot_mode(task) != 'uefi':
+            raise exception.InvalidParameterValue(
+                err='Node %s does not boot in uefi mode: secure boot needs '
+                    'it' % task.node.uuid)
+        with utils.bmc_call(task.node, operation):
+            secure_boot.set_enabled(bool(state))
 
     @base.deploy_step(priority=0, argsinfo=_FIRMWARE_ARGSINFO)
     @base.clean_step(priority=0, argsinfo=_FIRMWARE_ARGSINFO)

@@ -94,6 +94,24 @@ class FakeBiosTest(base.TestCase):
                           {'name': 'SecureBoot', 'value': None}],
                          node.driver_internal_info['fake_bios_settings'])
 
+    def test_the_fake_bmcs_registry_describes_the_settings_it_knows(self):
+        self.apply(('BootMode', 'Bios'), ('PowerOnDelay', 5),
+                   ('Custom', 'x'))
+        stored = {s.name: s for s in objects.BIOSSetting.list_by_node(
+            self.context, self.node.id)}
+        self.assertEqual(('Enumeration', ['Uefi', 'Bios'], True),
+                         (stored['BootMode'].attribute_type,
+                          stored['BootMode'].allowable_values,
+                          stored['BootMode'].reset_required))
+        self.assertEqual(('Integer', 0, 120), (
+            stored['PowerOnDelay'].attribute_type,
+            stored['PowerOnDelay'].lower_bound,
+            stored['PowerOnDelay'].upper_bound))
+        self.assertEqual('5', stored['PowerOnDelay'].value)
+        # A setting it does not know has no facts.
+        self.assertIsNone(stored['Custom'].attribute_type)
+        self.assertIsNone(stored['Custom'].allowable_values)
+
     def test_the_later_of_two_entries_for_a_name_wins(self):
         self.apply(('BootMode', 'Bios'), ('BootMode', 'Uefi'))
         self.assertEqual({'BootMode': 'Uefi'}, self.cached())

@@ -8,9 +8,10 @@ node; the answer is 202 either way, or 400 for a wrong or missing token.
 
 From 1.72 a heartbeat may carry ``agent_status`` (``start``, ``end`` or
 ``error``) and ``agent_status_message``, which Ironic's anaconda deploy
-reads.  No deploy interface here acts on them: they are checked and
-logged (an ``error`` as a warning, with its message), so an operator sees
-what the agent said.
+reads.  No deploy interface here acts on them: they are checked and, once
+the conductor accepted the heartbeat's token, logged (an ``error`` as a
+warning, with its message escaped and cut to 500 characters), so an
+operator sees what the agent said and nobody else can write there.
 """
 
 import ipaddress
@@ -129,14 +130,23 @@ def heartbeat(ident):
                 status, ', '.join(AGENT_STATUSES)))
     # Agents heartbeat often, by UUID: the conductor finds the node.
     node_uuid = node_ident.get_uuid(flask.g.context, ident, version)
-    if status is not None:
-        _log_status(node_uuid, status, status_message)
     flask.g.rpcapi.heartbeat(flask.g.context, node_uuid,
                              callback_url=callback_url, **values)
+    # Only once the conductor took the heartbeat (its token checked): an
+    # anonymous caller must not write warnings into the operator's log.
+    if status is not None:
+        _log_status(node_uuid, status, status_message)
     return responses.empty(202)
 
 
+#: How much of an agent's status message the log keeps.
+_MAX_LOGGED_MESSAGE = 500
+
+
 def _log_status(node_uuid, status, message):
+    # Escaped, so that the agent's text cannot forge log lines.
+    shown = (message or '')[:_MAX_LOGGED_MESSAGE].encode(
+        'unicode_escape').decode('ascii')
     LOG.log(log.WARNING if status == 'error' else log.INFO,
             'The agent of node %s reports status %s%s', node_uuid, status,
-            ': %s' % message if message else '')
+            ': %s' % shown if shown else '')

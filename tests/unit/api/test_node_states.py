@@ -235,6 +235,32 @@ class HeartbeatTest(base.ApiTestCase):
         self.wait_for_state(node, states.ACTIVE)
         self.assertIn('reports status error: no disk', logged.output)
 
+    def test_a_status_without_the_token_is_refused_and_not_logged(self):
+        logged = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        node = self.deploy_to_wait()
+        self.lookup_token(node.uuid)
+        node = objects.Node.get(self.context, node.uuid)
+        response = self.post('/v1/heartbeat/%s' % node.uuid, json={
+            'agent_token': 'not-the-token', 'agent_status': 'error',
+            'agent_status_message': 'forged\nCRITICAL fake line'},
+            version='1.72')
+        self.assertError(response, 400, 'agent token')
+        self.assertNodeUnchanged(node)
+        self.assertNotIn('forged', logged.output)
+
+    def test_a_status_message_cannot_forge_log_lines(self):
+        logged = self.useFixture(fixtures.FakeLogger(level=logging.INFO))
+        node = self.deploy_to_wait()
+        response = self.post('/v1/heartbeat/%s' % node.uuid, json={
+            'agent_token': self.lookup_token(node.uuid),
+            'agent_status': 'error',
+            'agent_status_message': 'disk\nCRITICAL fake line' + 'x' * 900},
+            version='1.72')
+        self.assertEqual(202, response.status_code, response.data)
+        self.assertIn('disk\\nCRITICAL fake line', logged.output)
+        self.assertNotIn('\nCRITICAL fake line', logged.output)
+        self.assertNotIn('x' * 600, logged.output)
+
     @ddt.data({'callback_url': 5}, {'agent_token': 5}, {'token': 'x'},
               ['x'], {'agent_status': 'done'}, {'agent_status': 1},
               {'agent_status_message': ['x']})

@@ -346,7 +346,8 @@ def start_py_spy(args, system, nodes, rep, pid):
         target = kids[0] if kids else pid
     proc = subprocess.Popen(
         [args.py_spy, 'record', '--pid', str(target), '--format', 'raw',
-         '--rate', str(args.py_spy_rate), '--output', path, '--nonblocking'],
+         '--rate', str(args.py_spy_rate), '--output', path, '--nonblocking']
+        + (['--gil'] if args.py_spy_gil else []),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, path
 
@@ -583,6 +584,9 @@ def parse_args(argv=None):
     ap.add_argument('--py-spy-dir', default=os.path.join(tempfile.gettempdir(),
                                                          'compare-py-spy'))
     ap.add_argument('--py-spy-rate', type=int, default=100)
+    ap.add_argument('--py-spy-gil', action='store_true',
+                    help='sample only the thread holding the GIL: where the '
+                         "server's CPU goes, not where its threads wait")
     args = ap.parse_args(argv)
 
     try:

@@ -172,7 +172,7 @@ class AllInOneApiTest(base.TestCase):
             sock = socket.create_connection(('127.0.0.1', svc.port))
             self.addCleanup(sock.close)
             if number % 3 == 1:      # half a request
-                sock.sendall(b'POST /v1/nodes HTTP/1.1\r\n'
+                sock.sendall(b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\n'
                              b'Content-Length: 100\r\n\r\n{"dri')
             elif number % 3 == 2:    # the start of a head, then nothing
                 sock.sendall(b'GET /v1/no')

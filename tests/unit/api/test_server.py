@@ -189,7 +189,8 @@ class HostileClientsTestBase(ServedMixin):
         served = self.serve(self.app, max_connections=2)
         for _ in range(2):
             self.connect(served).sendall(
-                b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 10\r\n\r\n{')
+                b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\n'
+                b'Content-Length: 10\r\n\r\n{')
         time.sleep(0.2)
         # When one more client comes, it is answered 503 itself
         answer = self.exchange(GET_CLOSE, served)
@@ -287,7 +288,7 @@ class LaneTest(ServedMixin, base.ApiTestCase):
         # server stopping waits for the requests it runs.
         self.addCleanup(self.page_may_end.set)
         sock = self.connect(served)
-        sock.sendall(b'GET /v1/ports HTTP/1.1\r\nConnection: close\r\n\r\n')
+        sock.sendall(b'GET /v1/ports HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n')
         self.assertTrue(self.page_started.wait(10))
         return sock
 
@@ -322,11 +323,11 @@ class LaneTest(ServedMixin, base.ApiTestCase):
         self.page_may_end.set()
         served = self.serve(self.gated)
         sock = self.connect(served)
-        sock.sendall(b'GET /v1/ports HTTP/1.1\r\n\r\n'
-                     + ('GET /v1/nodes/%s HTTP/1.1\r\n'
+        sock.sendall(b'GET /v1/ports HTTP/1.1\r\nHost: t\r\n\r\n'
+                     + ('GET /v1/nodes/%s HTTP/1.1\r\nHost: t\r\n'
                         'X-OpenStack-Ironic-API-Version: 1.5\r\n\r\n'
                         % self.node).encode()
-                     + b'GET /v1/ports/detail HTTP/1.1\r\n'
+                     + b'GET /v1/ports/detail HTTP/1.1\r\nHost: t\r\n'
                      b'Connection: close\r\n\r\n')
         answer = self.read_until_closed(sock)
         self.assertEqual(3, answer.count(b'HTTP/1.1 200 OK'))
@@ -340,31 +341,31 @@ class FramingTest(ServedMixin, base.ApiTestCase):
     """What the server answers itself, in Ironic's error format."""
 
     @ddt.data(
-        (b'POST /v1/nodes HTTP/1.1\r\nContent-Length: -5\r\n\r\n', 400),
-        (b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 1x\r\n\r\n', 400),
-        (b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 2\r\n'
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nContent-Length: -5\r\n\r\n', 400),
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nContent-Length: 1x\r\n\r\n', 400),
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n'
          b'Content-Length: 3\r\n\r\n', 400),
-        (b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 2\r\n'
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n'
          b'Transfer-Encoding: chunked\r\n\r\n', 400),
-        (b'POST /v1/nodes HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n', 501),
-        (b'POST /v1/nodes HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n'
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n', 501),
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n'
          b'zz\r\n{}\r\n0\r\n\r\n', 400),
-        (b'POST /v1/nodes HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n'
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n'
          b'1\r\n{}\r\n0\r\n\r\n', 400),
         (b'GET /v1/nodes HTTP/2.0\r\n\r\n', 505),
         (b'GET /v1/nodes\r\n\r\n', 400),
-        (b'GET  /v1/nodes HTTP/1.1\r\n\r\n', 400),
-        (b'GET * HTTP/1.1\r\n\r\n', 400),
-        (b'GET /v1/nodes HTTP/1.1\r\nBad Header: x\r\n\r\n', 400),
-        (b'GET /v1/nodes HTTP/1.1\r\nA: b\r\n folded\r\n\r\n', 400),
-        (b'GET /v1/nodes HTTP/1.1\r\nA: b\rc\r\n\r\n', 400),
-        (b'GET /v1/nodes HTTP/1.1\r\n' + b'A: b\r\n' * 101 + b'\r\n', 431),
-        (b'GET /v1/nodes HTTP/1.1\r\nA: ' + b'b' * 9000 + b'\r\n\r\n', 431),
-        (b'GET /' + b'a' * 9000 + b' HTTP/1.1\r\n\r\n', 414),
-        (b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 2\r\n'
+        (b'GET  /v1/nodes HTTP/1.1\r\nHost: t\r\n\r\n', 400),
+        (b'GET * HTTP/1.1\r\nHost: t\r\n\r\n', 400),
+        (b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\nBad Header: x\r\n\r\n', 400),
+        (b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\nA: b\r\n folded\r\n\r\n', 400),
+        (b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\nA: b\rc\r\n\r\n', 400),
+        (b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\n' + b'A: b\r\n' * 101 + b'\r\n', 431),
+        (b'GET /v1/nodes HTTP/1.1\r\nHost: t\r\nA: ' + b'b' * 9000 + b'\r\n\r\n', 431),
+        (b'GET /' + b'a' * 9000 + b' HTTP/1.1\r\nHost: t\r\n\r\n', 414),
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n'
          b'Expect: 200-ok\r\n\r\n', 417),
-        (b'POST /v1/nodes HTTP/1.1\r\nContent-Length: 9999999\r\n\r\n', 413),
-        (b'POST /v1/nodes HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n'
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nContent-Length: 9999999\r\n\r\n', 413),
+        (b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n'
          + (b'8000\r\n' + b' ' * 0x8000 + b'\r\n') * 3 + b'0\r\n\r\n',
          413))
     @ddt.unpack
@@ -382,7 +383,7 @@ class FramingTest(ServedMixin, base.ApiTestCase):
     def test_a_chunked_body_creates_a_node(self):
         body = b'{"driver": "fake-hardware", "name": "chunky"}'
         data = self.exchange(
-            b'POST /v1/nodes HTTP/1.1\r\nConnection: close\r\n'
+            b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nConnection: close\r\n'
             b'X-OpenStack-Ironic-API-Version: 1.44\r\n'
             b'Transfer-Encoding: chunked\r\n\r\n'
             + b'%x\r\n%s\r\n' % (10, body[:10])
@@ -390,13 +391,13 @@ class FramingTest(ServedMixin, base.ApiTestCase):
             + b'0\r\nTrailer: x\r\n\r\n')
         self.assertEqual(201, status_of(data), data)
         self.assertEqual(200, status_of(self.exchange(
-            b'GET /v1/nodes/chunky HTTP/1.1\r\nConnection: close\r\n'
+            b'GET /v1/nodes/chunky HTTP/1.1\r\nHost: t\r\nConnection: close\r\n'
             b'X-OpenStack-Ironic-API-Version: 1.44\r\n\r\n')))
 
     def test_expect_100_continue_is_answered_before_the_body(self):
         sock = self.connect()
         body = b'{"driver": "fake-hardware"}'
-        sock.sendall(b'POST /v1/nodes HTTP/1.1\r\nConnection: close\r\n'
+        sock.sendall(b'POST /v1/nodes HTTP/1.1\r\nHost: t\r\nConnection: close\r\n'
                      b'Expect: 100-continue\r\nContent-Length: %d\r\n\r\n'
                      % len(body))
         self.assertEqual(b'HTTP/1.1 100 Continue\r\n\r\n', sock.recv(100))
@@ -405,13 +406,13 @@ class FramingTest(ServedMixin, base.ApiTestCase):
 
     def test_pipelined_requests_are_answered_in_order(self):
         data = self.exchange(
-            GET_NODES + b'GET /v1 HTTP/1.1\r\nConnection: close\r\n\r\n')
+            GET_NODES + b'GET /v1 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n')
         self.assertEqual(2, data.count(b'HTTP/1.1 200 OK'))
         self.assertLess(data.index(b'"nodes"'), data.index(b'"media_types"'))
 
     def test_thousands_of_pipelined_requests_are_all_answered(self):
-        data = self.exchange(b'GET /v1 HTTP/1.1\r\n\r\n' * 2000
-                             + b'GET /v1 HTTP/1.1\r\nConnection: close'
+        data = self.exchange(b'GET /v1 HTTP/1.1\r\nHost: t\r\n\r\n' * 2000
+                             + b'GET /v1 HTTP/1.1\r\nHost: t\r\nConnection: close'
                              b'\r\n\r\n')
         self.assertEqual(2001, data.count(b'HTTP/1.1 200 OK'))
 
@@ -433,7 +434,7 @@ class FramingTest(ServedMixin, base.ApiTestCase):
         self.assertIn(b'Content-Length: ', head)
 
     def test_an_absolute_url_is_its_path(self):
-        data = self.exchange(b'GET http://t/v1/nodes?limit=1 HTTP/1.1\r\n'
+        data = self.exchange(b'GET http://t/v1/nodes?limit=1 HTTP/1.1\r\nHost: t\r\n'
                              b'Connection: close\r\n\r\n')
         self.assertEqual(200, status_of(data))
 
@@ -445,7 +446,7 @@ class FramingTest(ServedMixin, base.ApiTestCase):
                          if k.startswith('HTTP_X')})
             start_response('204 No Content', [])
             return []
-        self.exchange(b'GET / HTTP/1.1\r\nConnection: close\r\n'
+        self.exchange(b'GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n'
                       b'X_Roles: admin\r\nX-Trace: 1\r\n\r\n',
                       self.serve(echo))
         self.assertEqual([{'HTTP_X_TRACE': '1'}], seen)
@@ -453,7 +454,7 @@ class FramingTest(ServedMixin, base.ApiTestCase):
     def test_an_application_error_is_500_in_ironics_format(self):
         def broken(environ, start_response):
             raise RuntimeError('boom: internal detail')
-        data = self.exchange(b'GET / HTTP/1.1\r\nConnection: close\r\n\r\n',
+        data = self.exchange(b'GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n',
                              self.serve(broken))
         self.assertEqual(500, status_of(data))
         self.assertNotIn(b'internal detail', data)
@@ -483,9 +484,43 @@ class RequestReaderTest(testtools.TestCase):
         self.assertEqual(b'', bytes(buffer))
 
     def test_what_follows_a_request_stays_for_the_next(self):
-        buffer = bytearray(b'GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n')
+        buffer = bytearray(b'GET /a HTTP/1.1\r\nHost: t\r\n\r\n'
+                           b'GET /b HTTP/1.1\r\nHost: t\r\n')
         reader = http_request.RequestReader(100)
         self.assertEqual('/a', reader.feed(buffer).target)
         self.assertIsNone(reader.feed(buffer))
         buffer += b'\r\n'
         self.assertEqual('/b', reader.feed(buffer).target)
+
+    def test_an_http_1_1_request_without_host_is_refused_400(self):
+        # RFC 9112 3.2: h11 refuses it, so does the server
+        reader = http_request.RequestReader(100)
+        error = self.assertRaises(http_request.HTTPError, reader.feed,
+                                  bytearray(b'GET /a HTTP/1.1\r\n\r\n'))
+        self.assertEqual(400, error.status)
+        self.assertIn('Host', error.message)
+        # An HTTP/1.0 request needs none
+        self.assertEqual('/a', http_request.RequestReader(100).feed(
+            bytearray(b'GET /a HTTP/1.0\r\n\r\n')).target)
+
+    def test_a_fold_cut_between_two_reads_is_still_refused(self):
+        reader = http_request.RequestReader(100)
+        self.assertIsNone(reader.feed(bytearray(
+            b'GET /a HTTP/1.1\r\nHost: t\r\nA: b\r\n')))
+        error = self.assertRaises(http_request.HTTPError, reader.feed,
+                                  bytearray(b'\tfolded\r\n\r\n'))
+        self.assertEqual(400, error.status)
+
+    def test_a_body_may_hold_what_would_be_a_fold_in_a_head(self):
+        raw = (b'POST /a HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\n'
+               b'\n \n ')
+        self.assertEqual(b'\n \n ', http_request.RequestReader(100).feed(
+            bytearray(raw)).body)
+
+    def test_a_long_pipeline_is_read_request_by_request(self):
+        buffer = bytearray(b'GET /a HTTP/1.1\r\nHost: t\r\n\r\n' * 5000)
+        reader = http_request.RequestReader(100)
+        targets = []
+        while buffer:
+            targets.append(reader.feed(buffer).target)
+        self.assertEqual(['/a'] * 5000, targets)

@@ -73,7 +73,7 @@ from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
 from ironic_steps.drivers import hardware_type
-from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import fake_agent
 from ironic_steps import objects
 
 BENCH_TYPE = 'bench-hardware'
@@ -110,7 +110,7 @@ def _sync_step():
 
 def _async_step(self, task):
     """Hand over to the fake agent, which heartbeats to resume the deploy."""
-    fake_agent.get_agent().expect_heartbeat(
+    fake_agent.running().expect_heartbeat(
         task.node.uuid, task.node.driver_internal_info['deploy_step_index'])
     return states.DEPLOYWAIT
 
@@ -392,6 +392,7 @@ def run_one(settings):
         context = context_mod.get_admin_context()
         manager = manager_mod.ConductorManager()
         manager.start(context)
+        fake_agent.start()
         rpcapi.set_local_manager(manager)
         api = rpcapi.ConductorAPI()
         node_states = NodeStates(db_path)
@@ -404,7 +405,7 @@ def run_one(settings):
         finally:
             # Stopping also stops the fake agent, whose last heartbeats
             # still need the manager.
-            manager.stop(feeders=(fake_agent.stop_agent,))
+            manager.stop(feeders=(fake_agent.stop,))
             rpcapi.set_local_manager(None)
     steps_per_node = settings.steps + (settings.variant == 'async')
     transitions = settings.nodes * steps_per_node

@@ -38,7 +38,7 @@ from ironic_steps.conf import opts
 from ironic_steps.conf import unknown
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
-from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import fake_agent
 from ironic_steps.objects import base as objects_base
 from ironic_steps import version
 
@@ -177,6 +177,8 @@ class Service:
         self.manager = manager.ConductorManager(
             wait_for_locks=not self._embedded)
         self.manager.start(context.get_admin_context())
+        # The machines of fake-hardware run their agent here.
+        fake_agent.start()
         if CONF.rpc_transport == 'none':
             rpcapi.set_local_manager(self.manager)
         else:
@@ -255,7 +257,7 @@ class Service:
             self.rpc_server.stop()
             self.rpc_server.wait()
         if self.manager is not None:
-            self.manager.stop(feeders=(fake_agent.stop_agent,))
+            self.manager.stop(feeders=(fake_agent.stop,))
         rpcapi.set_local_manager(None)
         if CONF.rpc_transport == 'oslo':
             from ironic_steps.common import rpc

@@ -30,7 +30,7 @@ from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
-from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import fake_agent
 from ironic_steps import objects
 from ironic_steps.objects import base as objects_base
 from tests import mariadb
@@ -197,10 +197,11 @@ class ConductorTestCase(TestCase):
             self.config(group=group, **options)
         self.manager = manager.ConductorManager()
         self.manager.start(self.context)
+        fake_agent.start()
         rpcapi.set_local_manager(self.manager)
         self.addCleanup(rpcapi.set_local_manager, None)
         self.addCleanup(self.manager.stop)
-        self.addCleanup(fake_agent.stop_agent)
+        self.addCleanup(fake_agent.stop)
         self.rpcapi = rpcapi.ConductorAPI()
         self._agent_tokens = {}
 
@@ -244,6 +245,10 @@ class RPCConductors(fixtures.Fixture):
 
     def _setUp(self):
         self.managers, self.servers = {}, {}
+        # Last to stop: each conductor stops it, and it starts again while
+        # others remain.
+        self.addCleanup(fake_agent.stop)
+        fake_agent.start()
         for host in self.hosts:
             self.managers[host] = manager.ConductorManager(host=host)
             self.managers[host].start(self.context)
@@ -260,5 +265,10 @@ class RPCConductors(fixtures.Fixture):
         if server is not None:
             server.stop()
             server.wait()
-            self.managers.pop(host).stop(feeders=(fake_agent.stop_agent,))
+            agent_ran = fake_agent.running() is not None
+            self.managers.pop(host).stop(feeders=(fake_agent.stop,))
             registry.reset_ring()
+            if self.managers and agent_ran:
+                # The machines' agent outlives a conductor: the others
+                # take its heartbeats.
+                fake_agent.start()

@@ -54,8 +54,8 @@ def _layer(why, *may_import, only=None):
     return Layer(frozenset(may_import), why, only or {})
 
 
-_BELOW_SERVICE = ('api', 'conductor', 'drivers', 'objects', 'db', 'common',
-                  'conf', 'release_mappings', 'version')
+_BELOW_SERVICE = ('api', 'fake_agent', 'conductor', 'drivers', 'objects',
+                  'db', 'common', 'conf', 'release_mappings', 'version')
 
 #: Every layer, top to bottom.
 LAYERS = {
@@ -74,6 +74,18 @@ LAYERS = {
                   'conductor', 'objects', 'common', 'conf',
                   'release_mappings', 'version',
                   only={'conductor': {'ironic_steps.conductor.rpcapi'}}),
+    'fake_agent': _layer('the agent of fake machines plays a program on '
+                         'the machine: it reaches the conductor through its '
+                         'RPC client, as a real agent through the API, and '
+                         'plugs into the fake machines\' hook; the service '
+                         'starts it, the conductor never imports it',
+                         'conductor', 'drivers', 'objects', 'common', 'conf',
+                         'release_mappings', 'version',
+                         only={'conductor': {'ironic_steps.conductor.rpcapi',
+                                             'ironic_steps.conductor.'
+                                             'agent_token'},
+                               'drivers': {'ironic_steps.drivers.modules.'
+                                           'fake_machine'}}),
     'conductor': _layer('the conductor is called by the API (over RPC), '
                         'never the other way: it does not import the API '
                         'nor what starts it',
@@ -119,15 +131,6 @@ EXCEPTIONS = {
     ('api.controllers.node_resources', 'drivers.driver_factory'): (
         'a VIF request loads the node\'s network interface in the API to ask '
         'whether it records VIFs'),
-    ('drivers.modules.fake_agent', 'conductor.rpcapi'): (
-        'the fake agent heartbeats through the conductor\'s RPC client '
-        '(imported in a function); its owner is reworking it'),
-    ('drivers.modules.fake_agent', 'conductor.agent_token'): (
-        'the fake agent reads the token its node holds after a takeover '
-        '(imported in a function); its owner is reworking it'),
-    ('drivers.modules.fake_agent', 'objects'): (
-        'the fake agent reads its node\'s row to see where the flow stands '
-        '(imported in functions); its owner is reworking it'),
 }
 
 

@@ -37,7 +37,7 @@ from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers import bios
 from ironic_steps.drivers import raid
-from ironic_steps.drivers.modules import fake_agent
+from ironic_steps.drivers.modules import fake_machine
 
 LOG = log.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def _the_agent_finishes(task, label):
     """The running step waits; the fake agent heartbeats once the node
     is parked (its lock released)."""
     kind, index = base.running_step_index(task, label)
-    task.call_after_release(fake_agent.get_agent().expect_heartbeat,
+    task.call_after_release(fake_machine.expect_heartbeat,
                             task.node.uuid, index, kind)
     return base.wait_for_agent(task)
 
@@ -212,9 +212,9 @@ class FakeDeploy(base.DeployInterface):
         return _the_agent_finishes(task, 'deploy.write_image')
 
     def adopt_waiting(self, node_uuid, kind, step_index):
-        # The fake agent lives in the conductor's process: the node's new
-        # conductor takes its heartbeats over.
-        fake_agent.get_agent().adopt(node_uuid, step_index, kind)
+        # The fake agent plays the machine's: the node's new conductor
+        # takes its heartbeats over.
+        fake_machine.adopt(node_uuid, step_index, kind)
 
     @base.clean_step(priority=10)
     def erase_devices_metadata(self, task):

@@ -14,7 +14,7 @@ from ironic_steps.conductor import registry
 from ironic_steps.db import api as db_api
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.db.sqlalchemy import models
-from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import fake_agent
 from ironic_steps import objects
 from tests import base
 from tests import clock
@@ -64,8 +64,8 @@ class WaitTimeoutTest(base.ConductorTestCase):
         # Given a node waiting for the agent of a conductor that is gone
         # (the agent died with it: this one never heard of the node)
         node = self._park_in_wait()
-        fake_agent.stop_agent()
-        self.assertEqual(set(), fake_agent.get_agent().serving())
+        fake_agent.stop()
+        self.assertEqual(set(), fake_agent.start().serving())
         # When the node's new owner adopts the waiting nodes
         self.config(agent_delay=0, group='fake')
         self.manager.housekeeping.adopt_agents(self.context)

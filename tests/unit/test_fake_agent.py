@@ -7,7 +7,7 @@ import fixtures
 import oslo_messaging as messaging
 
 from ironic_steps.common import exception
-from ironic_steps.drivers.modules import fake_agent
+from ironic_steps import fake_agent
 from tests import base
 
 
@@ -56,7 +56,7 @@ class FakeAgentTest(base.TestCase):
         # (Lost with a broker that went away: a real agent tries again,
         # and that is no error with a traceback.)
         log = self.useFixture(fixtures.FakeLogger(
-            name='ironic_steps.drivers.modules.fake_agent', level=logging.INFO))
+            name='ironic_steps.fake_agent', level=logging.INFO))
         sent, _ = self.run_agent(
             [fake_agent.PARKED], refusals=1,
             refusal=lambda node_uuid: messaging.MessagingTimeout('lost'))

@@ -1,18 +1,25 @@
-"""A stand-in for the deploy ramdisk agent of fake-hardware.
+"""The agent of fake-hardware's machines, played in the service's process.
 
-A real agent does the work of a waiting step (writes the image, erases
-disks) and then heartbeats to the conductor, which resumes the waiting
-flow.  This one does the same in-process, for deploy and clean steps alike:
-told by the waiting step once its node is parked (waiting, lock released:
-``TaskManager.call_after_release``), it waits ``[fake] agent_delay``
-seconds, looks the node up and heartbeats through the conductor RPC API,
-the path a real agent's lookup and heartbeat take, with the agent token the
-first lookup handed out (remembered, as a real agent does, for the later
-steps of the flow).  Should the node be taken meanwhile (turned away), or
-after a delay, it first reads where the flow stands and heartbeats only
-once the node is parked again, looking again with backoff, as a real agent
-heartbeats periodically.  One timer thread serves every node, so thousands
-of waiting nodes cost one thread plus a few senders.
+A real agent runs on the machine: it does the work of a waiting step
+(writes the image, erases disks) and then heartbeats to the conductor,
+which resumes the waiting flow.  This one does the same for fake machines,
+for deploy and clean steps alike.  It is not a driver and the conductor
+does not know it: the service starts it (:func:`start`) and plugs it into
+:mod:`ironic_steps.drivers.modules.fake_machine`, through which the fake
+steps tell it that a node is parked (waiting, lock released:
+``TaskManager.call_after_release``).  It then waits ``[fake]
+agent_delay`` seconds, looks the node up and heartbeats through the
+conductor's RPC client, the path a real agent's lookup and heartbeat take
+behind the API, with the agent token the first lookup handed out
+(remembered, as a real agent does, for the later steps of the flow).
+Should the node be taken meanwhile (turned away), or after a delay, it
+first reads where the flow stands and heartbeats only once the node is
+parked again, looking again with backoff, as a real agent heartbeats
+periodically.  One timer thread serves every node, so thousands of
+waiting nodes cost one thread plus a few senders.
+
+It reads its node's row, which an agent on a machine could not: that is
+how it knows, without a heartbeat turned away, that the node is parked.
 """
 
 from concurrent import futures
@@ -25,19 +32,20 @@ from oslo_db import exception as db_exc
 from oslo_log import log
 import oslo_messaging as messaging
 
+from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.common import step_kinds
+from ironic_steps.conductor import agent_token
+from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
+from ironic_steps.drivers.modules import fake_machine
+from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
 #: A real agent gives up on a conductor eventually; so does this one.
 MAX_ATTEMPTS = 200
 _MAX_BACKOFF = 1.0
-
-
-#: The token a lookup shows once it was handed out.
-_HANDED_OUT = '******'
 
 
 class _Conductor:
@@ -48,9 +56,6 @@ class _Conductor:
         self._api = None
 
     def _rpc(self):
-        # Imported here: drivers must not import the conductor at load time.
-        from ironic_steps.common import context
-        from ironic_steps.conductor import rpcapi
         if self._api is None:
             self._api = rpcapi.ConductorAPI()
         return self._api, context.get_admin_context()
@@ -58,9 +63,9 @@ class _Conductor:
     def heartbeat(self, node_uuid):
         api, ctx = self._rpc()
         token = api.get_node_with_token(ctx, node_uuid)
-        if token not in (None, _HANDED_OUT):
+        if token not in (None, agent_token.MASK):
             self._tokens[node_uuid] = token
-        elif token == _HANDED_OUT and node_uuid not in self._tokens:
+        elif token == agent_token.MASK and node_uuid not in self._tokens:
             # Handed out to this node's agent before its conductor died;
             # the agent, on the node, still has it.
             self._tokens[node_uuid] = _token_on_the_node(node_uuid)
@@ -69,9 +74,6 @@ class _Conductor:
 
 
 def _token_on_the_node(node_uuid):
-    from ironic_steps.common import context
-    from ironic_steps.conductor import agent_token
-    from ironic_steps import objects
     node = objects.Node.get_row(context.get_admin_context(), node_uuid)
     return (node.driver_internal_info or {}).get(agent_token.TOKEN_KEY)
 
@@ -81,8 +83,6 @@ PARKED, BUSY, MOVED_ON = 'parked', 'busy', 'moved on'
 
 def _stage(node_uuid, kind, step_index):
     """Where the flow stands relative to the step that waits for us."""
-    from ironic_steps.common import context
-    from ironic_steps import objects
     node = objects.Node.get_row(context.get_admin_context(), node_uuid)
     flow = step_kinds.FLOWS[kind]
     if ((node.driver_internal_info or {}).get(flow.index_key) != step_index
@@ -218,18 +218,28 @@ _agent = None
 _agent_lock = threading.Lock()
 
 
-def get_agent():
+def start():
+    """Start this process's fake agent and plug it into the fake machines
+    (a service running a conductor does); starting it twice does
+    nothing.  :returns: the agent."""
     global _agent
     with _agent_lock:
         if _agent is None:
             _agent = FakeAgent()
+            fake_machine.plug(_agent)
         return _agent
 
 
-def stop_agent():
-    """Stop the fake agent (service shutdown, test clean-up)."""
+def running():
+    """The fake agent started in this process, or None."""
+    return _agent
+
+
+def stop():
+    """Unplug and stop the fake agent (service shutdown, test clean-up)."""
     global _agent
     with _agent_lock:
         agent, _agent = _agent, None
     if agent is not None:
+        fake_machine.unplug(agent)
         agent.stop()

@@ -10,12 +10,21 @@ is refused and changes nothing.  The token lives in
 like any key naming a token) and is forgotten when the flow ends, fails or
 is aborted, so a late heartbeat resumes nothing.
 
+A heartbeat's token is checked before its node is locked or written
+(:class:`KnownTokens`): a caller without the token cannot hold a node's
+lock, even for a moment, nor make its conductor write.  The first lookup
+itself can still be raced by whoever reaches the API before the agent does
+(as in Ironic when the token is not passed on virtual media); the agent
+that loses that race is refused and its deploy times out.
+
 While pinned to a release from before tokens, none are handed out or
 required, since the conductors of that release neither store nor send them.
 """
 
+import collections
 import hmac
 import secrets
+import threading
 
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -51,14 +60,48 @@ def hand_out(info):
     return token, {**info, TOKEN_KEY: token}
 
 
+def _same(expected, token):
+    return (bool(expected) and isinstance(token, str)
+            and hmac.compare_digest(expected.encode(), token.encode()))
+
+
 def check(node, token):
     """:raises InvalidAgentToken: unless ``token`` is the node's token."""
     if not required():
         return
-    expected = (node.driver_internal_info or {}).get(TOKEN_KEY)
-    if (not expected or not isinstance(token, str)
-            or not hmac.compare_digest(expected.encode(), token.encode())):
+    if not _same((node.driver_internal_info or {}).get(TOKEN_KEY), token):
         raise exception.InvalidAgentToken()
+
+
+class KnownTokens:
+    """The tokens a conductor handed out or saw accepted, by node.
+
+    A heartbeat whose token is the one known for its node goes on to the
+    lock without reading anything; any other is checked against the
+    node's row first (a token handed out by another conductor, or one
+    forgotten here), so only a refused heartbeat costs a read, and never a
+    lock.  A known token may be stale (its flow ended): the check under
+    the lock, against the locked node, stays the one that counts.
+    """
+
+    #: Nodes remembered at most; the oldest are forgotten first (they are
+    #: read again if their agent heartbeats).
+    LIMIT = 100000
+
+    def __init__(self):
+        self._tokens = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, node_id, token):
+        with self._lock:
+            self._tokens[node_id] = token
+            self._tokens.move_to_end(node_id)
+            while len(self._tokens) > self.LIMIT:
+                self._tokens.popitem(last=False)
+
+    def knows(self, node_id, token):
+        """Whether ``token`` is the one remembered for ``node_id``."""
+        return _same(self._tokens.get(node_id), token)
 
 
 def forget_agent(node):

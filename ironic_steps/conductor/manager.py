@@ -76,6 +76,7 @@ class ConductorManager:
         self.host = host or CONF.host
         self._wait_for_locks = wait_for_locks
         self._dbapi = db_api.get_instance()
+        self._known_tokens = agent_tokens.KnownTokens()
         self._workers = None
         self._poller = None
         self._heart = None
@@ -531,11 +532,14 @@ class ConductorManager:
         if node.provision_state not in step_kinds.AGENT_STATES:
             raise exception.NodeNotFound(node=node_id)
         token, info = agent_tokens.hand_out(node.driver_internal_info)
-        if info is not None and not self._dbapi.update_node_if_unchanged(
+        if info is None:
+            return token
+        if not self._dbapi.update_node_if_unchanged(
                 node.id, 'driver_internal_info', node.driver_internal_info,
                 info):
             raise exception.NodeLocked(node=node.uuid,
                                        host='another operation')
+        self._known_tokens.remember(node_id, token)
         return token
 
     @_expected
@@ -545,8 +549,11 @@ class ConductorManager:
         """An agent reports in; what that means is
         :mod:`agent_heartbeat`'s (a waiting flow usually resumes).
 
-        The lock is taken first: a heartbeat usually finds its node parked
-        and unlocked, so that costs one statement.  A heartbeat that finds
+        The token is checked first, before any lock or write: against the
+        one this conductor handed out, else against the node's row
+        (:class:`agent_token.KnownTokens`).  Then the lock: a heartbeat
+        usually finds its node parked and unlocked, so that costs one
+        statement.  A heartbeat that finds
         the node busy answers NodeLocked at once if the node is waiting
         (agents heartbeat again shortly, so waiting here only ties a
         thread), and nothing if it is not.  A heartbeat without the node's
@@ -554,6 +561,7 @@ class ConductorManager:
         from before tokens cannot pass one on (``agent_token`` is not sent
         at all), so during a rolling upgrade its heartbeats go unchecked.
         """
+        self._check_token_before_lock(context, node_id, agent_token)
         with self._reserve_worker() as worker:
             try:
                 task = self._acquire(context, node_id, retry=False,
@@ -571,6 +579,13 @@ class ConductorManager:
                     task, worker, callback_url=callback_url,
                     agent_version=agent_version,
                     agent_verify_ca=agent_verify_ca)
+
+    def _check_token_before_lock(self, context, node_id, token):
+        if (token is _NOT_SENT or not agent_tokens.required()
+                or self._known_tokens.knows(node_id, token)):
+            return
+        _check_token(objects.Node.get_row(context, node_id), token)
+        self._known_tokens.remember(node_id, token)
 
 
 def _check_token(node, token):

@@ -6,6 +6,7 @@ import ddt
 import fixtures
 
 from ironic_steps.common import states
+from ironic_steps.db import api as db_api
 from ironic_steps import objects
 from tests.unit.api import base
 
@@ -133,6 +134,34 @@ class HeartbeatTest(base.ApiTestCase):
         self.assertEqual(node.provision_updated_at,
                          stored.provision_updated_at)
         self.assertIsNone(stored.reservation)
+
+    def test_a_wrong_token_is_refused_before_the_lock_is_looked_at(self):
+        # Given a waiting node whose lock another operation holds
+        node = self.deploy_to_wait()
+        self.lookup_token(node.uuid)
+        db_api.get_instance().reserve_node('another-operation', node.uuid)
+        # When a heartbeat comes with a wrong token
+        response = self.post('/v1/heartbeat/node-1', version='1.62',
+                             json={'agent_token': 'not-the-token'})
+        # Then it is refused as such (not 409: the lock was never tried)
+        # and the lock is still the other operation's
+        self.assertError(response, 400, 'Invalid or missing agent token')
+        self.assertEqual('another-operation', objects.Node.get(
+            self.context, node.uuid).reservation)
+
+    def test_a_token_this_conductor_does_not_know_is_read_and_accepted(self):
+        # Given a token handed out by another conductor (stored on the
+        # node, unknown here)
+        node = self.deploy_to_wait()
+        stored = objects.Node.get(self.context, node.uuid)
+        stored.driver_internal_info = dict(stored.driver_internal_info,
+                                           agent_secret_token='t' * 43)
+        stored.save()
+        # Then a heartbeat with it resumes the deploy
+        response = self.post('/v1/heartbeat/node-1', version='1.62',
+                             json={'agent_token': 't' * 43})
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.ACTIVE)
 
     def test_a_heartbeat_before_any_lookup_is_refused(self):
         node = self.deploy_to_wait()

@@ -123,9 +123,10 @@ class HeartbeatTest(base.ConductorTestCase):
         node = self.make_available()
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
         objects.Node.reserve(self.context, 'someone-else', node.id)
         exc = self.assertRaises(exception.NodeLocked, self.rpcapi.heartbeat,
-                                self.context, node.uuid)
+                                self.context, node.uuid, agent_token=token)
         self.assertIn('someone-else', str(exc))
         stored = objects.Node.get(self.context, node.uuid)
         self.assertEqual(states.DEPLOYWAIT, stored.provision_state)
@@ -152,12 +153,24 @@ class HeartbeatTest(base.ConductorTestCase):
             self.context, node.uuid))
 
     def test_a_heartbeat_for_a_busy_node_that_does_not_wait_is_ignored(self):
+        # (with the token the node holds: without, it is refused first)
         node = self.make_available()
+        node.driver_internal_info = {'agent_secret_token': 't' * 43}
+        node.save()
         objects.Node.reserve(self.context, 'someone-else', node.id)
-        self.rpcapi.heartbeat(self.context, node.uuid)
+        self.rpcapi.heartbeat(self.context, node.uuid, agent_token='t' * 43)
         stored = objects.Node.get(self.context, node.uuid)
         self.assertEqual(states.AVAILABLE, stored.provision_state)
         self.assertEqual('someone-else', stored.reservation)
+
+    def test_a_heartbeat_without_the_token_never_reaches_the_lock(self):
+        node = self.make_available()
+        objects.Node.reserve(self.context, 'someone-else', node.id)
+        self.assertRaises(exception.InvalidAgentToken, self.rpcapi.heartbeat,
+                          self.context, node.uuid)
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual('someone-else', stored.reservation)
+        self.assertEqual(node.updated_at, stored.updated_at)
 
 
 class TransactionCostTest(base.ConductorTestCase):

@@ -131,6 +131,19 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
+    # Inspection (RPC 1.6 inspect_hardware; the fake and redfish inspect
+    # interfaces) and what it found (NodeInventory, API 1.81); node shards
+    # and parent nodes (Node 1.5: shard, parent_node; API 1.82, 1.83).
+    ('0.11', {
+        'api': '1.83',
+        'rpc': '1.6',
+        'objects': {'Node': ['1.5'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

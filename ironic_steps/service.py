@@ -30,14 +30,17 @@ from oslo_log import log
 from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.common import exposure
+from ironic_steps.common import private_files
 from ironic_steps.common import safe_log
 from ironic_steps.conductor import manager
 from ironic_steps.conductor import rpcapi
 from ironic_steps.conf import CONF
+from ironic_steps.conf import keystone
 from ironic_steps.conf import opts
 from ironic_steps.conf import unknown
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps.db.sqlalchemy import sqlite
 from ironic_steps import fake_agent
 from ironic_steps.objects import base as objects_base
 from ironic_steps import version
@@ -89,6 +92,7 @@ def check_config():
                 getattr(section, option.dest)
             except (cfg.ConfigFileValueError, ValueError) as exc:
                 problems.append('[%s] %s: %s' % (group, option.name, exc))
+    problems.extend(keystone.check(CONF))
     problems.extend('[%s] %s in %s: no such option (a typo, or an option '
                     'of Ironic that ironic-steps does not have)' % (
                         section, option, path)
@@ -99,7 +103,10 @@ def check_config():
 
 
 def ensure_state_path():
-    os.makedirs(CONF.state_path, exist_ok=True)
+    """The state directory, and the SQLite database file when that is the
+    database, created private (0700, 0600): they hold BMC passwords."""
+    private_files.make_directory(CONF.state_path)
+    sqlite.create_private_file(CONF.database.connection)
 
 
 def prepare_database(create_if_empty):
@@ -138,6 +145,28 @@ def default_api_threads(embedded):
     return 1 if embedded else 4
 
 
+def _tls_context():
+    """The API's TLS context, or None without ``[api] enable_ssl_api``.
+
+    :raises APICannotServeTLS: naming the option or file that is wrong.
+    """
+    if not CONF.api.enable_ssl_api:
+        return None
+    from ironic_steps.api import server
+    missing = [name for name in ('cert_file', 'key_file')
+               if not CONF.api[name]]
+    if missing:
+        raise exception.APICannotServeTLS(reason='set %s' % ' and '.join(
+            '[api] %s' % name for name in missing))
+    try:
+        return server.tls_context(CONF.api.cert_file, CONF.api.key_file)
+    except OSError as exc:   # ssl.SSLError included
+        raise exception.APICannotServeTLS(
+            reason='cannot use [api] cert_file %s and key_file %s: %s' % (
+                CONF.api.cert_file, CONF.api.key_file,
+                exc.strerror or exc)) from exc
+
+
 class Service:
     """The parts of ironic-steps this process runs, started in order.
 
@@ -167,8 +196,9 @@ class Service:
         LOG.info('ironic-steps %s started (%s) as %s',
                  version.version_info.version_string(),
                  ', '.join(part for part, on in (
-                     ('API on http://%s:%s' % (CONF.api.host_ip, self.port),
-                      self.run_api),
+                     ('API on %s://%s:%s' % (
+                         'https' if CONF.api.enable_ssl_api else 'http',
+                         CONF.api.host_ip, self.port), self.run_api),
                      ('conductor', self.run_conductor)) if on), CONF.host)
 
     def _start_conductor(self):
@@ -207,7 +237,8 @@ class Service:
             max_body=body.max_size(),
             max_connections=CONF.api.max_connections,
             backlog=CONF.api.backlog,
-            retry_after=CONF.api.retry_after_seconds)
+            retry_after=CONF.api.retry_after_seconds,
+            tls=_tls_context())
         try:
             api_server.prepare()
         except OSError as exc:
@@ -266,13 +297,22 @@ class Service:
 
 
 def run(argv, api=True, conductor=True):
-    """Entry point of the service commands: run until SIGTERM/SIGINT."""
+    """Entry point of the service commands: run until SIGTERM/SIGINT.
+
+    What stops a start (a port in use, a database without its schema,
+    unusable TLS files) ends the command with status 1 and one line
+    saying why, not a traceback.
+    """
     prepare_service(argv)
     running = Service(api=api, conductor=conductor)
     running.handle_signals()
     try:
         running.start()
         running.wait()
+    except exception.IronicStepsException as exc:
+        LOG.error('Cannot start: %s', exc)
+        raise SystemExit('%s: %s' % (os.path.basename(argv[0]),
+                                     exc)) from exc
     finally:
         running.stop()
     return 0

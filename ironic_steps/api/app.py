@@ -24,7 +24,9 @@ from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
+from ironic_steps.api.controllers import node_children
 from ironic_steps.api.controllers import node_history
+from ironic_steps.api.controllers import node_inventory
 from ironic_steps.api.controllers import node_maintenance
 from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_resources
@@ -33,6 +35,7 @@ from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
+from ironic_steps.api.controllers import shards
 from ironic_steps.api.controllers import step_history
 from ironic_steps.api import errors
 from ironic_steps.api import query
@@ -49,7 +52,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                deploy_templates.blueprint, node_resources.blueprint,
                allocations.blueprint, allocations.node_blueprint,
                node_management.blueprint, step_history.blueprint,
-               node_history.blueprint)
+               node_history.blueprint, node_inventory.blueprint,
+               node_children.blueprint, shards.blueprint)
 
 
 def _prepare_request():

@@ -13,16 +13,20 @@ the application:
     as slow as known ones, 429 for an address that keeps failing).  A user listed in
     ``[api] reader_users`` gets the ``reader`` role, any other user of the
     file ``admin`` (see :mod:`ironic_steps.api.policy` for what each may
-    do).  Version discovery and agent heartbeats need no credentials, as
-    agents have none.
+    do).
+``keystone``
+    Keystone tokens, checked by keystonemiddleware as in Ironic
+    (:mod:`ironic_steps.api.keystone`): the context carries the token's
+    user, project or system scope and roles.
 
-Either way the middleware, and only it, sets ``X-User-Id``,
-``X-User-Name`` and ``X-Roles`` in the WSGI environ, overwriting whatever
-the client sent under those names; :func:`request_context` builds the
-:class:`RequestContext` from those three alone.
+Whatever the strategy, the paths of :mod:`public_routes` (version
+discovery, the agent's lookups and heartbeats: agents have no credentials)
+need none.  The middleware, and only it, sets ``X-User-Id``,
+``X-User-Name`` and ``X-Roles`` (with keystone, more) in the WSGI environ,
+overwriting whatever the client sent under those names;
+:func:`request_context` builds the :class:`RequestContext` from them
+alone.
 """
-
-import re
 
 from oslo_middleware import base as middleware_base
 from oslo_middleware import basic_auth
@@ -30,7 +34,9 @@ import webob
 import webob.exc
 
 from ironic_steps.api import errors
+from ironic_steps.api import keystone
 from ironic_steps.api import password_checks
+from ironic_steps.api import public_routes
 from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -45,9 +51,7 @@ READER_ROLE = 'reader'
 #: bcrypt reads no more of a password.
 _BCRYPT_MAX_BYTES = 72
 
-#: Paths anyone may call: version discovery, agent lookups and heartbeats.
-_PUBLIC_PATHS = re.compile(
-    r'^/(v1/?)?$|^/v1/heartbeat/[^/]+/?$|^/v1/lookup/?$')
+_PUBLIC_PATHS = public_routes.PATTERN
 
 
 def _set_identity(environ, user, roles):
@@ -79,6 +83,8 @@ def request_context(environ):
     own request id, whichever thread the server runs it on; the id is the
     one authentication used, if it gave one.
     """
+    if CONF.auth_strategy == 'keystone':
+        return keystone.request_context(environ)
     roles = [r for r in environ.get(_ROLES, '').split(',') if r]
     request_id = environ.get(_REQUEST_ID)
     return context.RequestContext(
@@ -185,6 +191,8 @@ def _bcrypt_input(password):
 
 def wrap(application):
     """``application`` behind the middleware of ``auth_strategy``."""
+    if CONF.auth_strategy == 'keystone':
+        return keystone.KeystoneAuth(application)
     if CONF.auth_strategy == 'http_basic':
         return BasicAuthMiddleware(application)
     return NoAuthMiddleware(application)

@@ -17,7 +17,7 @@ as Ironic shows its node history records:
     types: ``deploying`` or ``cleaning``.
 ``event``
     What ran and how it ended, with the error if there was one
-    (:func:`event_text`).
+    (:func:`event_text`), its secrets masked (a signed URL it quotes).
 ``conductor``, ``user``
     Always null: the step history does not record which conductor ran a
     step, nor who asked for the flow (that needs two columns).
@@ -34,6 +34,7 @@ import collections
 from ironic_steps.api import responses
 from ironic_steps.api import versions as v
 from ironic_steps.api import view
+from ironic_steps.common import masking
 from ironic_steps.common import step_kinds
 from ironic_steps.objects import step_history
 
@@ -101,7 +102,8 @@ def event_of(entry):
     return Event(uuid=entry.event_uuid, created_at=entry.finished_at,
                  severity=_SEVERITY.get(entry.outcome, ERROR),
                  event_type=step_kinds.FLOWS[entry.flow].running_state,
-                 event=event_text(entry), conductor=None, user=None)
+                 event=masking.mask(event_text(entry)), conductor=None,
+                 user=None)
 
 
 def body(event, version, fields, node_uuid, base_url=None, cut=False):

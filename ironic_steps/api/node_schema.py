@@ -9,7 +9,9 @@ must not look like a UUID or a number, nor be one Ironic reserves, and is
 a host name below API 1.10.  Field existence by microversion comes from
 :mod:`node_view`, so a field is gated in one place only.  Rules between
 fields and the node's state (``protected`` only when active, ...) are the
-conductor's (see :mod:`ironic_steps.conductor.node_updates`).
+conductor's (see :mod:`ironic_steps.conductor.node_updates`).  Where a
+node's BMC may be (``driver_info``'s ``redfish_address`` and
+``redfish_system_id``) is :mod:`ironic_steps.common.bmc_addresses`'.
 """
 
 from oslo_utils import strutils
@@ -20,6 +22,7 @@ from ironic_steps.api import identifiers
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
 from ironic_steps.api import schema
+from ironic_steps.common import bmc_addresses
 from ironic_steps.common import interfaces
 
 NAME_PATTERN = identifiers.NAME_PATTERN
@@ -71,6 +74,10 @@ FIELD_SCHEMAS = {
     'retired': {'type': 'boolean'},
     'retired_reason': _TEXT,
     'network_data': _NETWORK_DATA,
+    'shard': {'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255},
+    # A node's UUID or name; stored as the UUID (see nodes.py).
+    'parent_node': {'type': ['string', 'null'], 'minLength': 1,
+                    'maxLength': 255},
 }
 
 #: Said after a schema's own message, where that is cryptic.
@@ -83,6 +90,8 @@ _HINTS = {
     'conductor_group': "letters, digits, '_', '-' and '.' only",
     'network_data': 'expected {} or an object with "links", "networks" '
                     'and "services" lists (OpenStack network metadata)',
+    'shard': 'a shard is a name of 1-255 characters, or null for none',
+    'parent_node': 'expected the UUID or name of another node, or null',
 }
 
 #: What POST /v1/nodes accepts.
@@ -91,8 +100,8 @@ CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
                            'resource_class', 'chassis_uuid',
                            'conductor_group', 'automated_clean', 'owner',
                            'lessee', 'description', 'retired',
-                           'retired_reason', 'network_data',
-                           *_INTERFACE_FIELDS])
+                           'retired_reason', 'network_data', 'shard',
+                           'parent_node', *_INTERFACE_FIELDS])
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 
@@ -139,7 +148,8 @@ SCHEMA = schema.Schema(
     node_view.VIEW, FIELD_SCHEMAS, CREATE_FIELDS, UPDATE_FIELDS,
     required={'driver': "A node needs a 'driver' (a hardware type)."},
     hints=_HINTS,
-    checks={'name': _check_name, 'conductor_group': _lower},
+    checks={'name': _check_name, 'conductor_group': _lower,
+            'driver_info': bmc_addresses.check_driver_info},
     version_checks={'name': _check_name_at},
     coerce=dict.fromkeys(_FLAGS, _flag))
 

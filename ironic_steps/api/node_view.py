@@ -5,7 +5,8 @@ subset a plain list shows, the fields computed rather than stored, the
 links to its sub-resources, and what turning a :class:`objects.Node` (or a
 row of its fields, see :meth:`objects.Node.list_fields`) into a JSON body
 needs (empty dicts for unset dict fields, ISO 8601 times, secrets masked,
-``available`` shown before 1.2 as it was then); the shared :mod:`view`
+``available`` shown before 1.2 and ``inspect wait`` before 1.39 as they
+were then); the shared :mod:`view`
 machinery does the turning, from a display plan per (fields, version).
 ``traits`` is not a column: a row has it only when it was read with it.
 Which fields a request may *write* is :mod:`node_schema`'s business.
@@ -36,7 +37,7 @@ FIELDS = (
     'clean_step', 'deploy_step', 'driver_info', 'driver_internal_info',
     'instance_info', 'properties', 'extra', 'raid_config',
     'target_raid_config', 'network_data', 'traits', 'boot_mode',
-    'secure_boot',
+    'secure_boot', 'shard', 'parent_node',
     'bios_interface', 'boot_interface', 'console_interface',
     'deploy_interface', 'inspect_interface', 'management_interface',
     'network_interface', 'power_interface', 'raid_interface',
@@ -83,6 +84,8 @@ _FIELD_VERSIONS = {
     'network_data': v.at(v.MINOR_66_NODE_NETWORK_DATA),
     'boot_mode': v.at(v.MINOR_75_NODE_BOOT_MODE),
     'secure_boot': v.at(v.MINOR_75_NODE_BOOT_MODE),
+    'shard': v.at(v.MINOR_82_NODE_SHARD),
+    'parent_node': v.at(v.MINOR_83_PARENT_CHILD_NODES),
 }
 
 #: Fields that are not columns of the node: computed when shown.
@@ -124,9 +127,10 @@ _TIME_FIELDS = frozenset(['provision_updated_at', 'created_at',
 #: ``network_data`` is free-form below its three lists (an operator may
 #: put a bond's or a VLAN's credentials there): masking it costs nothing
 #: for standard network metadata, whose keys name no secret.
+#: ``last_error`` quotes what failed, which may be a signed image URL.
 _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
                             'instance_info', 'deploy_step', 'clean_step',
-                            'network_data'])
+                            'network_data', 'last_error'])
 #: What a stored None shows, for fields whose None only means "a peer
 #: from before this field wrote the node".
 _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
@@ -137,6 +141,13 @@ def _unknown_while_pinned():
     # chassis_uuid was shown (always null) before Node had it: it stays
     # shown while pinned, null, since no chassis exists before 0.6.
     return objects.Node.fields_unknown_under_pin() - {'chassis_uuid'}
+
+
+def _inspecting(provision_state):
+    # Ironic's name for an inspection that waits, before 1.39.
+    return (provision_states.INSPECTING
+            if provision_state == provision_states.INSPECTWAIT
+            else provision_state)
 
 
 def _nostate(provision_state):
@@ -154,7 +165,9 @@ VIEW = view.View(
     # traits, from 1.37, while pinned to 0.2, whose maximum is 1.44).
     unknown_while_pinned=_unknown_while_pinned,
     computed=COMPUTED_FIELDS,
-    before={'provision_state': (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate)},
+    before={'provision_state': (
+        (v.at(v.MINOR_39_INSPECT_WAIT), _inspecting),
+        (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate))},
     links=RESOURCE_LINKS)
 
 # The node's view is the shared machinery (:mod:`view`) with the

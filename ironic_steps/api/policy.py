@@ -29,6 +29,7 @@ from ironic_steps import release_mappings
 # rule:... indirection costs a request about 0.05 ms in oslo.policy.
 _READ = 'role:admin or role:member or role:reader'
 _WRITE = 'role:admin or role:member'
+_ADMIN = 'role:admin'
 
 
 def _rule(name, check, description, *operations):
@@ -159,6 +160,19 @@ _RULES = [
           'List and show the events in the history of a node.',
           ('GET', '/nodes/{node_ident}/history'),
           ('GET', '/nodes/{node_ident}/history/{event_ident}')),
+    _rule('baremetal:node:inventory:get', _READ,
+          'Show what the last inspection of a node found.',
+          ('GET', '/nodes/{node_ident}/inventory')),
+    _rule('baremetal:node:update:shard', _ADMIN,
+          'Set or change the shard of a node (a PATCH of /shard).',
+          ('PATCH', '/nodes/{node_ident}')),
+    _rule('baremetal:node:update:parent_node', _WRITE,
+          'Set or change the parent node of a node (a PATCH of '
+          '/parent_node).',
+          ('PATCH', '/nodes/{node_ident}')),
+    _rule('baremetal:shards:get', _READ,
+          'List the shards of nodes and how many nodes each has.',
+          ('GET', '/shards')),
     _rule('baremetal:node:ipa_heartbeat', '@',
           'An agent reports in; open to all, agents have no credentials '
           '(they prove themselves with their agent token).',

@@ -37,6 +37,13 @@
    an answer is drained before it is closed, so no client ever sees a
    reset instead of its answer.
 
+5. **TLS, if given a context** (:func:`tls_context`; ``[api]
+   enable_ssl_api``): each accepted connection is wrapped by the stdlib
+   ``ssl`` module and its handshake driven by the I/O thread like any
+   other read or write, so a client that stalls its handshake holds no
+   more than one that stalls its request, and is closed after the same
+   ``timeout``.  A client that does not speak TLS is closed.
+
 So a client that sends slowly, sends half a request or sends nothing holds
 a buffer and a file descriptor for a bounded time, never a thread, and
 every other client is served meanwhile.  What the server answers itself
@@ -54,6 +61,7 @@ import queue
 import resource
 import selectors
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -79,6 +87,10 @@ _ACCEPT_BATCH = 64
 _SOMAXCONN = '/proc/sys/net/core/somaxconn'
 _GENERIC_500 = ('An unexpected error prevented the server from fulfilling '
                 'the request; the details are in the server log.')
+#: What a non-blocking socket raises when it cannot go on now: for TLS,
+#: also when a record is incomplete or the peer must read first.
+_NOT_NOW = (BlockingIOError, InterruptedError, ssl.SSLWantReadError,
+            ssl.SSLWantWriteError)
 
 # What a connection is doing.
 _READING = 'reading'      # waiting for (the rest of) a request
@@ -107,10 +119,34 @@ def default_backlog():
         return socket.SOMAXCONN
 
 
+def tls_context(cert_file, key_file):
+    """The TLS context of a server whose certificate (PEM, its chain after
+    it) and private key are in these files: TLS 1.2 or later, otherwise
+    the ``ssl`` module's defaults for a server.
+
+    :raises OSError: a file cannot be read; ``ssl.SSLError``: it holds no
+        certificate, or no key matching it.
+    """
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert_file, key_file)
+    return context
+
+
+def _peek(sock):
+    """Whether the client sent what has not been read yet (or closed)."""
+    if isinstance(sock, ssl.SSLSocket):
+        if sock.pending():
+            return True
+        # The encrypted bytes: SSLSocket.recv takes no flags.
+        return socket.socket.recv(sock, 1, socket.MSG_PEEK)
+    return sock.recv(1, socket.MSG_PEEK)
+
+
 class _Connection:
     __slots__ = ('sock', 'address', 'buffer', 'reader', 'state', 'deadline',
                  'started', 'out', 'close_after', 'events', 'since',
-                 'answered')
+                 'answered', 'handshaking')
 
     def __init__(self, sock, address, max_body, now, timeout):
         self.sock = sock
@@ -127,6 +163,8 @@ class _Connection:
         self.since = now
         #: Whether a response was sent on it (then idle means keep-alive).
         self.answered = False
+        #: A TLS handshake is under way (see Server._handshake).
+        self.handshaking = isinstance(sock, ssl.SSLSocket)
 
 
 class _DateHeader:
@@ -145,12 +183,15 @@ class _DateHeader:
 
 
 class Server:
-    """A WSGI server for ``application`` on ``host``:``port``."""
+    """A WSGI server for ``application`` on ``host``:``port``; over TLS
+    with ``tls``, an ``ssl.SSLContext`` (see :func:`tls_context`)."""
 
     def __init__(self, application, host, port, threads=1, timeout=10,
                  max_body=1024 * 1024, max_connections=None, backlog=None,
-                 retry_after=5, long_requests=None):
+                 retry_after=5, long_requests=None, tls=None):
         self.application = application
+        self.tls = tls
+        self.url_scheme = 'http' if tls is None else 'https'
         #: With one thread only: what runs on the lane (see the module).
         self.long_requests = long_requests if threads == 1 else None
         self.host = host
@@ -267,6 +308,10 @@ class Server:
         else:
             conn = key.data
             try:
+                if conn.handshaking:
+                    if self._handshake(conn):
+                        self._on_readable(conn)
+                    return
                 if events & selectors.EVENT_READ:
                     self._on_readable(conn)
                 if events & selectors.EVENT_WRITE and conn.out is not None:
@@ -314,11 +359,38 @@ class Server:
             sock.setblocking(False)
             if sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.tls is not None:
+                try:
+                    sock = self.tls.wrap_socket(
+                        sock, server_side=True,
+                        do_handshake_on_connect=False)
+                except OSError:
+                    sock.close()   # gone already
+                    continue
             conn = _Connection(sock, address, self.max_body,
                                time.monotonic(), self.timeout)
             self._connections[sock.fileno()] = conn
             self._watch(conn, selectors.EVENT_READ)
             self._keep_within_limit(conn)
+
+    def _handshake(self, conn):
+        """Drive the TLS handshake of ``conn`` as far as it goes without
+        blocking; whether it is done."""
+        try:
+            conn.sock.do_handshake()
+        except ssl.SSLWantReadError:
+            self._watch(conn, selectors.EVENT_READ)
+            return False
+        except ssl.SSLWantWriteError:
+            self._watch(conn, selectors.EVENT_WRITE)
+            return False
+        except OSError as exc:   # ssl.SSLError included: not TLS, or gone
+            LOG.debug('No TLS handshake with %s: %s', conn.address, exc)
+            self._close(conn)
+            return False
+        conn.handshaking = False
+        self._watch(conn, selectors.EVENT_READ)
+        return True
 
     def _pause_accepting(self, exc):
         """Out of file descriptors (or kernel memory): clients wait in the
@@ -385,21 +457,29 @@ class Server:
         """Whether the client sent what the server has not read yet (or
         closed its side): then it is not idle."""
         try:
-            conn.sock.recv(1, socket.MSG_PEEK)
-        except (BlockingIOError, InterruptedError):
+            _peek(conn.sock)
+        except _NOT_NOW:
             return False
         except OSError:
             return True   # broken: its next readiness closes it
         return True       # bytes, or the client's end of sending
 
     def _refuse(self, conn, message):
+        if conn.handshaking:
+            # Nothing can be said before the handshake: closed at once.
+            self._close(conn)
+            return
         self._answer_error(conn, http_request.HTTPError(503, message),
                            ('Retry-After: %d\r\n' % self.retry_after))
 
     def _on_readable(self, conn):
         try:
             data = conn.sock.recv(_RECV_SIZE)
-        except (BlockingIOError, InterruptedError):
+            # TLS: a record read whole may leave more decrypted, which no
+            # readiness of the socket would announce.
+            while data and self.tls is not None and conn.sock.pending():
+                data += conn.sock.recv(_RECV_SIZE)
+        except _NOT_NOW:
             return
         except OSError:
             self._close(conn)
@@ -537,7 +617,7 @@ class Server:
         """Send what the socket takes now; on any thread."""
         try:
             sent = conn.sock.send(conn.out)
-        except (BlockingIOError, InterruptedError):
+        except _NOT_NOW:
             return
         except OSError:
             # The client went away: nothing more to send or read.
@@ -659,7 +739,7 @@ class Server:
             'SERVER_PROTOCOL': request.version,
             'REMOTE_ADDR': conn.address[0] if conn.address else '',
             'wsgi.version': (1, 0),
-            'wsgi.url_scheme': 'http',
+            'wsgi.url_scheme': self.url_scheme,
             'wsgi.input': io.BytesIO(request.body),
             'wsgi.input_terminated': True,
             'wsgi.errors': sys.stderr,

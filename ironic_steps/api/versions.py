@@ -23,7 +23,8 @@ implement it):
 * 1.3 - node ``driver_internal_info`` field.
 * 1.4 - the ``manage`` and ``provide`` provision targets.
 * 1.5 - node ``name`` field; names identify nodes in URLs.
-* 1.6 - node ``inspection_started_at`` and ``inspection_finished_at``.
+* 1.6 - the ``inspect`` provision target; node ``inspection_started_at``
+  and ``inspection_finished_at``.
 * 1.7 - node ``clean_step`` field.
 * 1.8 - ``?fields`` selects the fields shown.
 * 1.9 - filter the node list by ``provision_state``.
@@ -55,8 +56,10 @@ implement it):
 * 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
   endpoints.
 * 1.38 - node ``rescue_interface`` field.
+* 1.39 - ``inspect wait`` is shown as such (before: ``inspecting``).
 * 1.40 - node ``bios_interface`` field; the ``/v1/nodes/{node}/bios``
   endpoints (a node's cached BIOS settings).
+* 1.41 - ``abort`` from ``inspect wait``.
 * 1.42 - node ``fault`` field and filter.
 * 1.43 - ``?detail=True`` on the node list.
 * 1.44 - node ``deploy_step`` field.
@@ -105,7 +108,14 @@ implement it):
 * 1.79 - no change here: Ironic's marker for allocations preferring the
   node named as the allocation, which they always have here.
 * 1.80 - no change here: Ironic's marker for project-scoped node
-  creation (maximum).
+  creation.
+* 1.81 - ``GET /v1/nodes/{node}/inventory``: what the node's last
+  inspection found.
+* 1.82 - node ``shard`` field; ``?shard`` and ``?sharded`` filters;
+  ``GET /v1/shards``.
+* 1.83 - node ``parent_node`` field; ``?parent_node`` and
+  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``
+  (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -123,6 +133,7 @@ When adding a version, update:
 import functools
 import re
 
+import flask
 from werkzeug import exceptions as http_exc
 
 from ironic_steps.api import errors
@@ -161,7 +172,9 @@ MINOR_35_REBUILD_CONFIGDRIVE = 35
 MINOR_36_AGENT_VERSION_HEARTBEAT = 36
 MINOR_37_NODE_TRAITS = 37
 MINOR_38_RESCUE_INTERFACE = 38
+MINOR_39_INSPECT_WAIT = 39
 MINOR_40_BIOS_INTERFACE = 40
+MINOR_41_INSPECTION_ABORT = 41
 MINOR_42_FAULT = 42
 MINOR_43_ENABLE_DETAIL_QUERY = 43
 MINOR_44_NODE_DEPLOY_STEP = 44
@@ -196,9 +209,12 @@ MINOR_77_DRIVER_FIELDS = 77
 MINOR_78_NODE_HISTORY = 78
 MINOR_79_ALLOCATION_NODE_NAME = 79
 MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
+MINOR_81_NODE_INVENTORY = 81
+MINOR_82_NODE_SHARD = 82
+MINOR_83_PARENT_CHILD_NODES = 83
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_80_PROJECT_CREATE_DELETE_NODE)
+_MAX_VERSION = (BASE_VERSION, MINOR_83_PARENT_CHILD_NODES)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'
@@ -317,6 +333,21 @@ def check_endpoint(version, needed, path, method='GET', changes_405=False):
                else errors.EndpointNotInVersion)
     raise refusal(path=path, needed=to_string(needed),
                   version=to_string(version))
+
+
+def gate(blueprint, minor):
+    """Refuse every request of ``blueprint`` below 1.``minor`` (404, as
+    for an endpoint Ironic does not have yet: see :func:`check_endpoint`).
+
+    :returns: the version the endpoints need, (1, minor).
+    """
+    needed = at(minor)
+
+    def check_version():
+        check_endpoint(of(flask.request.environ), needed, flask.request.path)
+
+    blueprint.before_request(check_version)
+    return needed
 
 
 def hide_while_pinned_before(release):

@@ -53,6 +53,12 @@ def _time(raw):
     return raw.isoformat()
 
 
+def _each(converts, raw):
+    for convert in converts:
+        raw = convert(raw)
+    return raw
+
+
 def _row_keys(item):
     """The column names of ``item`` if it is a row (None for an object)."""
     return item._fields if hasattr(item, '_fields') else None
@@ -83,9 +89,11 @@ class View:
         fields_unknown_under_pin`.
     :param computed: fields that are not stored: their values come from
         the ``compute`` callable a body is built with (None without one).
-    :param before: field -> (version, convert): below ``version`` the
-        field's stored value is shown as ``convert(value)``, as it was
-        then (a node's ``available`` as null below 1.2).
+    :param before: field -> ((version, convert), ...): below each
+        ``version`` the field's stored value is shown as
+        ``convert(value)``, as it was then (a node's ``inspect wait`` as
+        ``inspecting`` below 1.39, and its ``available`` as null below
+        1.2); the conversions below a request's version apply in turn.
     :param links: sub-resource -> the version from which the whole item
         (not ``?fields``, not a plain list) links to it.
     :param key: the field that names an item in its URL (for a resource
@@ -220,10 +228,11 @@ class View:
             return _time
         if field in self._masked:
             return masking.mask
-        before = self._before.get(field)
-        if before is not None and version < before[0]:
-            return before[1]
-        return None
+        converts = [convert for needed, convert in self._before.get(
+            field, ()) if version < needed]
+        if len(converts) > 1:
+            return functools.partial(_each, converts)
+        return converts[0] if converts else None
 
     def _make_plan(self, fields, version):
         """How to show each of ``fields`` at ``version``: (field,

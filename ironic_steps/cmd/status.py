@@ -22,7 +22,8 @@ Code = upgradecheck.Code
 Result = upgradecheck.Result
 
 #: A conductor restarted while it runs a node's steps fails that flow.
-_IN_FLIGHT = states.WORKING_STATES + step_kinds.WAIT_STATES
+_IN_FLIGHT = (states.WORKING_STATES + step_kinds.WAIT_STATES
+              + (states.INSPECTWAIT,))
 
 
 def _needs_database(check):

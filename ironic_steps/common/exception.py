@@ -175,6 +175,11 @@ class AllocationNotFound(NotFound):
     _msg_fmt = 'Allocation %(allocation)s could not be found.'
 
 
+class NodeInventoryNotFound(NotFound):
+    _msg_fmt = ('Node inventory for node %(node)s could not be found: the '
+                'node has not been inspected since it was enrolled.')
+
+
 class DriverNotFound(NotFound):
     _msg_fmt = ("Hardware type '%(driver_name)s' is not enabled or not "
                 "installed; enabled hardware types: %(enabled)s.")
@@ -260,6 +265,12 @@ class NodeInWrongState(Conflict):
                 '%(state)s.')
 
 
+class NodeHasChildren(Conflict):
+    _msg_fmt = ('Node %(node)s cannot be deleted: it is the parent_node of '
+                '%(children)s; give those nodes another parent_node (or '
+                'none) or delete them first.')
+
+
 # --- 503 --------------------------------------------------------------------
 
 class TemporaryFailure(IronicStepsException):
@@ -300,6 +311,12 @@ class NoConductorListening(DependencyUnreachable):
     _msg_fmt = ('No conductor is listening for requests (the message broker '
                 'may have just restarted and the conductors not yet '
                 'reconnected), so nothing was done; retry in a few seconds.')
+
+
+class IdentityUnreachable(DependencyUnreachable):
+    _msg_fmt = ('The identity service (Keystone) could not be asked to '
+                'validate the token, so nothing was done; retry once it is '
+                'back.')
 
 
 # --- step framework: raised by drivers, caught by the conductor -------------
@@ -379,14 +396,20 @@ class BMCTimeout(BMCError):
                 '%(timeout)s seconds; the BMC last reported %(last)s')
 
 
+class HardwareInspectionFailure(IronicStepsException):
+    """An inspect interface could not tell what the hardware has."""
+
+    _msg_fmt = 'Failed to inspect hardware of node %(node)s: %(error)s'
+
+
 # --- configurations the service refuses to start with -----------------------
 
 class UnauthenticatedCaller(IronicStepsException):
     _msg_fmt = ('This API authenticates nobody (auth_strategy is noauth), '
                 'so it serves this machine only; a caller from %(address)s '
-                'is refused. Set auth_strategy = http_basic, or [api] '
-                'allow_noauth_off_loopback = true to accept that anyone '
-                'who reaches it administers every node.')
+                'is refused. Set auth_strategy = http_basic or keystone, '
+                'or [api] allow_noauth_off_loopback = true to accept that '
+                'anyone who reaches it administers every node.')
     code = http.HTTPStatus.FORBIDDEN
 
 
@@ -402,11 +425,17 @@ class APICannotListen(IronicStepsException):
                 'hold the port: stop it, or set [api] host_ip and port.')
 
 
+class APICannotServeTLS(IronicStepsException):
+    _msg_fmt = ('The API cannot serve TLS ([api] enable_ssl_api is true): '
+                '%(reason)s.')
+
+
 class UnauthenticatedOnNetwork(IronicStepsException):
     _msg_fmt = ('auth_strategy is noauth, which makes every caller an '
                 'administrator, and [api] host_ip %(host)s is not a loopback '
                 'address. Listen on 127.0.0.1, set auth_strategy = '
-                'http_basic, or set [api] allow_noauth_off_loopback = true '
+                'http_basic or keystone, or set [api] '
+                'allow_noauth_off_loopback = true '
                 'to accept that anyone who reaches the port administers '
                 'every node.')
 

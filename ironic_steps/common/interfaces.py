@@ -7,10 +7,12 @@ authors).  Both sides import them from here, below both.
 """
 
 #: Every interface type a node has, in the order they are listed on a node
-#: (Ironic's: alphabetical).  Console, inspect, network, rescue and storage
-#: are not run by ironic-steps; nodes get their no-op implementations
+#: (Ironic's: alphabetical).  Console, network, rescue and storage are not
+#: run by ironic-steps; nodes get their no-op implementations
 #: (:mod:`ironic_steps.drivers.modules.noop`) so that a node's
-#: ``*_interface`` fields say what it really has.
+#: ``*_interface`` fields say what it really has.  Inspect is run
+#: (``fake``, ``redfish``; release 0.11), and ``no-inspect`` is there for
+#: nodes that are not inspected.
 ALL_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect',
                   'management', 'network', 'power', 'raid', 'rescue',
                   'storage', 'vendor')

@@ -1,24 +1,31 @@
 """Secrets in the free-form dicts of a resource: what they are, hiding them.
 
 A secret is, at any depth, inside dicts and lists alike, in the fields a
-resource masks (a node's ``driver_info``, ``driver_internal_info`` and
-``instance_info``, and its ``deploy_step`` and ``clean_step``, whose
-``args`` may carry credentials, as may a deploy template's ``steps``; the
-node an agent looks up):
+resource masks (a node's ``driver_info``, ``driver_internal_info``,
+``instance_info``, ``network_data`` and ``last_error``, and its
+``deploy_step`` and ``clean_step``, whose ``args`` may carry credentials,
+as may a deploy template's ``steps``; the node an agent looks up; a step
+history entry; a log line):
 
 * the value of a key that names one (:func:`is_secret`): a key containing
-  ``password``, ``secret``, ``token``, ``key`` or ``configdrive`` (any
-  case; a config drive carries SSH keys and passwords), one of oslo's
+  ``password``, ``secret``, ``token``, ``key``, ``signature`` or
+  ``configdrive`` (any case; a config drive, masked whole whatever its
+  type, carries SSH keys and passwords), one of oslo's
   sanitize keys (:data:`oslo_utils.strutils._SANITIZE_KEYS`, as Ironic
   masks), or a key with a word such as ``pass``, ``passwd``, ``pw`` or
   ``credential`` in it (``adminPass``, ``bmc_pw``; ``passes`` is not);
 * the ``value`` of a name/value pair whose ``name`` names one, as BIOS
   and firmware settings are listed (``{"name": "AdminPassword",
   "value": ...}``);
-* in a URL, a password (``https://user:PASSWORD@host``) and a signature in
+* in a URL, a password (``https://user:PASSWORD@host``; a lone user,
+  ``https://TOKEN@host``, is masked whole) and a signature in
   its query (Swift's ``temp_url_sig``, S3's ``X-Amz-Signature``, any
   parameter named like a secret): the rest of the URL stays readable,
-  unlike Ironic, which hides a whole ``image_url``.
+  unlike Ironic, which hides a whole ``image_url``;
+* in any text (a string value, an error, a log line), what oslo's
+  :func:`strutils.mask_password` masks (``password=...``, ``--password
+  ...``, ``"token": "..."``) and the secrets of the URLs in it
+  (:func:`mask_text`).
 
 Matching is deliberately broad: showing ``******`` for a harmless
 ``keyboard_layout`` costs less than leaking a BMC password.
@@ -32,8 +39,10 @@ field that is not masked would show it); :func:`path_is_secret` and
 error message and no log line carries the value of a secret.
 
 The API masks what it shows and the conductor what it records (a step's
-arguments in the step history), by this one rule: so it lives in
-``common``, below both.
+arguments and error in the step history), by this one rule: so it lives in
+``common``, below both.  Cost: showing a node masks each of its values;
+a string is looked at once (a cache of the strings seen), so a node shown
+again costs a lookup per string, not a scan.
 """
 
 import functools
@@ -43,16 +52,26 @@ import urllib.parse
 from oslo_utils import strutils
 
 MASK = '******'
+#: oslo's sanitize keys, which Ironic masks (``mask_dict_password``).
+_SANITIZE_KEYS = tuple(strutils._SANITIZE_KEYS)
 #: A key containing one of these is a secret's.
 _SECRET_PARTS = ('password', 'secret', 'token', 'key', 'configdrive',
-                 'signature') + tuple(
-    getattr(strutils, '_SANITIZE_KEYS', ()))
+                 'signature') + _SANITIZE_KEYS
 #: A key with one of these as a word of its own is a secret's (a word:
 #: between separators or at a change of case; ``passes`` is no ``pass``).
 _SECRET_WORDS = frozenset(['pass', 'passwd', 'pwd', 'pw', 'pswd', 'sig',
                            'credential', 'credentials', 'cookie', 'kek'])
 _WORD = re.compile(r'[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+')
 _CONTAINERS = (dict, list)
+#: Whether a text (lowered) may hold what ``strutils.mask_password``
+#: masks: one scan, where that function lowers the text once per key.
+#: (``re.IGNORECASE`` would make the scan ten times slower.)
+_NAMES_A_SANITIZE_KEY = re.compile(
+    '|'.join(re.escape(key) for key in _SANITIZE_KEYS))
+#: A URL inside a text: up to a space or a quote.
+_URL_IN_TEXT = re.compile(r'[A-Za-z][A-Za-z0-9+.-]*://[^\s\'"<>]+')
+#: Strings longer than this are not kept in :data:`_SEEN`.
+_CACHED_UP_TO = 512
 
 
 # Every node shown asks again about the same few dozen keys.
@@ -78,8 +97,11 @@ def _is_secret_pair(value):
 def _masked_url(text):
     parts = urllib.parse.urlsplit(text)
     netloc = parts.netloc
-    if parts.password:
-        netloc = netloc.replace(':%s@' % parts.password, ':%s@' % MASK, 1)
+    userinfo, at, host = netloc.rpartition('@')
+    if at:
+        # user:PASSWORD, or a lone TOKEN (https://TOKEN@host)
+        user, colon, _password = userinfo.partition(':')
+        netloc = (user + ':' if colon else '') + MASK + '@' + host
     query = parts.query
     if query:
         pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
@@ -95,15 +117,43 @@ def _masked_url(text):
                                                   query=query))
 
 
-def _mask_text(value):
-    """A string, with the secrets of a URL in it masked."""
-    # Cheap tests first: most strings are neither URLs nor hold a secret.
-    if '://' not in value or ('?' not in value and '@' not in value):
-        return value
+def _mask_url(match):
     try:
-        return _masked_url(value)
+        return _masked_url(match.group())
     except ValueError:
         return MASK   # not a URL after all; better hidden than parsed wrong
+
+
+def mask_text(text):
+    """``text`` with the secrets in it masked: what oslo's
+    :func:`strutils.mask_password` masks, and in each URL its password and
+    signature."""
+    if _NAMES_A_SANITIZE_KEY.search(text.lower()):
+        text = strutils.mask_password(text, MASK)
+    # Cheap tests first: most texts hold no URL with a secret.
+    if '://' in text and ('?' in text or '@' in text):
+        text = _URL_IN_TEXT.sub(_mask_url, text)
+    return text
+
+
+#: string -> the string masked, for the strings seen (a plain dict: a
+#: lookup costs a fifth of an ``lru_cache`` call); emptied when full.
+#: At most 16384 strings of at most 512 characters: 8 MiB at worst.
+_SEEN = {}
+_SEEN_AT_MOST = 16384
+
+
+def _mask_string(value):
+    """:func:`mask_text` of a string value, through :data:`_SEEN`: a node
+    shown again shows the same strings."""
+    masked = _SEEN.get(value)
+    if masked is None:
+        masked = mask_text(value)
+        if len(value) <= _CACHED_UP_TO:
+            if len(_SEEN) >= _SEEN_AT_MOST:
+                _SEEN.clear()
+            _SEEN[value] = masked
+    return masked
 
 
 def mask(value):
@@ -115,14 +165,14 @@ def mask(value):
             value) else is_secret
         return {k: MASK if secret(k) else
                 mask(v) if isinstance(v, _CONTAINERS) else
-                _mask_text(v) if isinstance(v, str) and '://' in v else v
+                _mask_string(v) if isinstance(v, str) else v
                 for k, v in value.items()}
     if isinstance(value, list):
         return [mask(v) if isinstance(v, _CONTAINERS) else
-                _mask_text(v) if isinstance(v, str) and '://' in v else v
+                _mask_string(v) if isinstance(v, str) else v
                 for v in value]
-    if isinstance(value, str) and '://' in value:
-        return _mask_text(value)
+    if isinstance(value, str):
+        return _mask_string(value)
     return value
 
 
@@ -158,6 +208,6 @@ def holds_secret(value):
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
-        elif isinstance(value, str) and _mask_text(value) != value:
+        elif isinstance(value, str) and _mask_string(value) != value:
             return True
     return False

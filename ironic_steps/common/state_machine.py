@@ -1,7 +1,7 @@
 """The provision state machine: which event moves a node from which state.
 
 The table below is read top to bottom as a node's life: enrol, verify,
-clean, deploy (with its wait call-back loop), tear down.  It is checked when
+inspect, clean, deploy (with its wait call-back loop), tear down.  It is checked when
 the module is imported: every state is reachable from ``enroll`` and no
 state is a trap without a way out.  Running the work behind a transition is
 the conductor's job, not this module's.
@@ -23,6 +23,8 @@ TARGETS = {
     s.DEPLOYING: s.ACTIVE,
     s.DEPLOYWAIT: s.ACTIVE,
     s.DELETING: s.AVAILABLE,
+    s.INSPECTING: s.MANAGEABLE,
+    s.INSPECTWAIT: s.MANAGEABLE,
 }
 
 _TRANSITIONS = (
@@ -30,6 +32,22 @@ _TRANSITIONS = (
     (s.ENROLL, s.EVENT_MANAGE, s.VERIFYING),
     (s.VERIFYING, s.EVENT_DONE, s.MANAGEABLE),
     (s.VERIFYING, s.EVENT_FAIL, s.ENROLL),
+    # A manageable node is inspected: its hardware read and recorded.
+    (s.MANAGEABLE, s.EVENT_INSPECT, s.INSPECTING),
+    # Read at once (out of band), it is manageable again.
+    (s.INSPECTING, s.EVENT_DONE, s.MANAGEABLE),
+    (s.INSPECTING, s.EVENT_FAIL, s.INSPECTFAIL),
+    # Or the hardware reports later (in band): the node waits for it.
+    (s.INSPECTING, s.EVENT_WAIT, s.INSPECTWAIT),
+    (s.INSPECTWAIT, s.EVENT_RESUME, s.INSPECTING),
+    (s.INSPECTWAIT, s.EVENT_DONE, s.MANAGEABLE),
+    (s.INSPECTWAIT, s.EVENT_FAIL, s.INSPECTFAIL),
+    # An operator may stop an inspection that waits for the hardware.
+    (s.INSPECTWAIT, s.EVENT_ABORT, s.INSPECTFAIL),
+    # A node that failed inspection goes back to the operator, or is
+    # inspected again.
+    (s.INSPECTFAIL, s.EVENT_MANAGE, s.MANAGEABLE),
+    (s.INSPECTFAIL, s.EVENT_INSPECT, s.INSPECTING),
     # provide runs automated cleaning before a node becomes available.
     (s.MANAGEABLE, s.EVENT_PROVIDE, s.CLEANING),
     (s.CLEANING, s.EVENT_WAIT, s.CLEANWAIT),

@@ -17,14 +17,19 @@ VERIFYING = 'verifying'
 CLEANING = 'cleaning'
 DEPLOYING = 'deploying'
 DELETING = 'deleting'
+INSPECTING = 'inspecting'
 
 # Waiting for an asynchronous step to call back (agent heartbeat).
 CLEANWAIT = 'clean wait'
 DEPLOYWAIT = 'wait call-back'
+# Waiting for the hardware to report what it has (an inspection that
+# finishes later, such as one a ramdisk reports to).
+INSPECTWAIT = 'inspect wait'
 
 # Failure states: the last operation failed; last_error says why.
 CLEANFAIL = 'clean failed'
 DEPLOYFAIL = 'deploy failed'
+INSPECTFAIL = 'inspect failed'
 
 #: A node may be deleted only when nothing runs on it and no user has it;
 #: its volume records change freely there too (elsewhere, powered off).
@@ -39,9 +44,9 @@ ALLOCATION_STATES = (ALLOCATING, ACTIVE, ERROR)
 NOSTATE = None
 
 STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR)
-FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, ERROR)
+FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, INSPECTFAIL, ERROR)
 #: A conductor holds (or held, if it died) the node's lock in these states.
-WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING)
+WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING, INSPECTING)
 
 # Events.  API "targets" map onto these in the API layer.
 EVENT_MANAGE = 'manage'
@@ -50,6 +55,7 @@ EVENT_DEPLOY = 'deploy'
 EVENT_REBUILD = 'rebuild'
 EVENT_DELETE = 'delete'
 EVENT_CLEAN = 'clean'
+EVENT_INSPECT = 'inspect'
 EVENT_WAIT = 'wait'
 EVENT_RESUME = 'resume'
 EVENT_DONE = 'done'

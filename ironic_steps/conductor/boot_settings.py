@@ -26,7 +26,8 @@ from ironic_steps import release_mappings
 LOG = log.getLogger(__name__)
 
 #: States a change would interfere with: a flow or verification runs.
-_MOVING_STATES = states.WORKING_STATES + step_kinds.WAIT_STATES
+_MOVING_STATES = (states.WORKING_STATES + step_kinds.WAIT_STATES
+                  + (states.INSPECTWAIT,))
 #: The release that brought the fields.
 _RELEASE = '0.10'
 

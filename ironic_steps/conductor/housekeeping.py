@@ -14,7 +14,8 @@ conductor:
    when conductors leave, the agents of the waiting nodes that become
    this one's are adopted (:meth:`~Housekeeping.adopt_agents`).
 3. **Timeouts.**  Waiting flows whose agent did not call back in time,
-   and waiting steps past their own timeout (x-steps), are failed
+   waiting steps past their own timeout (x-steps) and inspections whose
+   hardware did not report in time are failed
    (:meth:`~Housekeeping.check_wait_timeouts`).
 4. **Allocations left behind.**  Allocations a stopped conductor left
    ``allocating`` are processed again by the one the hash ring names.
@@ -44,6 +45,7 @@ from ironic_steps.common import outage
 from ironic_steps.common import states
 from ironic_steps.common import x_steps
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import inspection
 from ironic_steps.conductor import locks
 from ironic_steps.conductor import power_sync
 from ironic_steps.conductor import registry
@@ -137,9 +139,11 @@ class Housekeeping:
     # --- timeouts ---------------------------------------------------------
 
     def check_wait_timeouts(self, context):
-        """Fail flows whose agent did not call back in time, and waiting
-        steps past their own timeout."""
+        """Fail flows whose agent did not call back in time, waiting
+        steps past their own timeout, and inspections that waited too
+        long (:func:`inspection.fail_timed_out`)."""
         self._fail_overdue_steps(context)
+        inspection.fail_timed_out(context, self._acquire, self._owns)
         for state, waiting in flows.BY_WAIT_STATE.items():
             if not waiting.timeout:
                 continue

@@ -3,7 +3,8 @@
 Each endpoint takes the node's lock (a task), checks the request against the
 node's state, records the state change and, for long work, hands the rest to
 a worker thread.  The flows themselves live in ``deployments``,
-``cleaning`` and ``verification``; this module only routes to them.
+``cleaning``, ``verification`` and ``inspection``; this module only routes
+to them.
 
 What the conductor does by itself (timeouts, crash recovery, take-over,
 the periodic tasks) is :mod:`housekeeping`'s, and its heartbeat is the
@@ -28,6 +29,7 @@ from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
 from ironic_steps.conductor import flows
 from ironic_steps.conductor import housekeeping
+from ironic_steps.conductor import inspection
 from ironic_steps.conductor import locks
 from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
@@ -65,7 +67,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.5'
+    RPC_API_VERSION = '1.6'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -215,6 +217,7 @@ class ConductorManager:
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
                     state=task.node.provision_state)
+            node_updates.check_no_children(context, task.node)
             task.destroy_node()
 
     # --- allocations --------------------------------------------------
@@ -328,6 +331,8 @@ class ConductorManager:
 
     def _abort(self, context, node_id):
         with self._acquire(context, node_id, purpose='abort') as task:
+            if task.node.provision_state == states.INSPECTWAIT:
+                return inspection.abort(task)
             waiting = flows.BY_WAIT_STATE.get(task.node.provision_state)
             if waiting is None:
                 raise exception.InvalidStateRequested(
@@ -336,6 +341,14 @@ class ConductorManager:
                     allowed=', '.join(state_machine.events_from(
                         task.node.provision_state)) or 'none')
             step_runner.abort(task, waiting.flow)
+
+    @_expected
+    def inspect_hardware(self, context, node_id):
+        """Inspect a node (RPC 1.6): see :mod:`inspection`.  A request
+        that cannot be honoured changes nothing."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='hardware inspection') as task:
+            inspection.start_inspection(task, worker)
 
     @_expected
     def do_node_deploy(self, context, node_id, rebuild=None,

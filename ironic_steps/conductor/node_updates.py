@@ -13,7 +13,9 @@ lock, as Ironic's conductor does:
 * ``retired`` is not set on an ``available`` node, and a retired node is
   not provided (:func:`check_not_retired`); ``retired_reason`` needs
   ``retired``, and goes with it;
-* leaving maintenance clears ``maintenance_reason`` and ``fault``.
+* leaving maintenance clears ``maintenance_reason`` and ``fault``;
+* a node that is another's ``parent_node`` is not deleted
+  (:func:`check_no_children`).
 
 It never saves a node: the caller does, once the checks passed.
 """
@@ -23,10 +25,12 @@ from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.drivers import base
 from ironic_steps.drivers import driver_factory
+from ironic_steps import objects
 
 INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
 #: Driver and interfaces cannot change under a running or waiting flow.
-_BUSY_STATES = states.WORKING_STATES + step_kinds.WAIT_STATES
+_BUSY_STATES = (states.WORKING_STATES + step_kinds.WAIT_STATES
+                + (states.INSPECTWAIT,))
 #: Where a node may be made protected (Ironic also allows rescue).
 _PROTECTABLE_STATES = (states.ACTIVE,)
 #: Where a node may not be made retired: it would be handed out next.
@@ -43,6 +47,19 @@ def check_not_retired(node, action):
     """:raises NodeIsRetired: (400) if ``node`` is retired."""
     if node.retired:
         raise exception.NodeIsRetired(node=node.uuid, action=action)
+
+
+def check_no_children(context, node):
+    """:raises NodeHasChildren: (409) naming the nodes whose
+    ``parent_node`` is ``node`` (a few, if it has many)."""
+    children = objects.Node.list_fields(
+        context, ('uuid',), filters={'parent_node': node.uuid}, limit=6)
+    if children:
+        shown = [row.uuid for row in children[:5]]
+        if len(children) > 5:
+            shown.append('more')
+        raise exception.NodeHasChildren(node=node.uuid,
+                                        children=', '.join(shown))
 
 
 def _paired_flag(node, changes, state, flag, reason, allowed, rule):

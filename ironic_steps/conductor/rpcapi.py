@@ -29,6 +29,8 @@ add the new version to ``release_mappings.py``):
   (the real agent: ``direct`` deploys, config drives, in-band steps)
 * 1.5 - do_node_clean takes disable_ramdisk; change_node_boot_mode,
   change_node_secure_boot (the node API to 1.80)
+* 1.6 - inspect_hardware (the ``inspect`` provision target, and
+  ``abort`` from ``inspect wait``; the node API to 1.83)
 """
 
 import oslo_messaging as messaging
@@ -59,7 +61,7 @@ HEARTBEAT_TIMEOUT = 10
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.5'
+    RPC_API_VERSION = '1.6'
 
     def __init__(self):
         self._client = None
@@ -220,6 +222,12 @@ class ConductorAPI:
         self._check_can_send('1.3', 'Resuming a deploy')
         return self._call(context, 'resume_node_deploy', '1.3',
                           route=node_id, node_id=node_id)
+
+    def inspect_hardware(self, context, node_id):
+        """Inspect a manageable (or inspect failed) node in a worker."""
+        self._check_can_send('1.6', 'Inspection')
+        return self._call(context, 'inspect_hardware', '1.6', route=node_id,
+                          node_id=node_id)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',

@@ -160,7 +160,7 @@ def _record(task, flow, flow_run, outcome, error, started_at, **step):
     node.record_with_next_save(objects.NodeStepHistory(
         task.context, node_id=node.id, flow=flow.kind, flow_run=flow_run,
         started_at=started_at or finished_at, finished_at=finished_at,
-        outcome=outcome, error=error, **step))
+        outcome=outcome, error=error and masking.mask_text(error), **step))
     try:
         _trim_now_and_then(task.context, node)
     except db_exc.DBError as exc:

@@ -10,7 +10,11 @@ default_opts = [
                                    'loopback address.'),
                         ('http_basic', 'HTTP basic authentication against '
                                        'the htpasswd file in '
-                                       '[api] http_basic_auth_user_file.')],
+                                       '[api] http_basic_auth_user_file.'),
+                        ('keystone', 'Keystone tokens, checked by '
+                                     'keystonemiddleware\'s auth_token '
+                                     'middleware as configured in '
+                                     '[keystone_authtoken].')],
                help='How API callers are authenticated.'),
 ]
 
@@ -22,6 +26,25 @@ opts = [
     cfg.PortOpt('port',
                 default=6385,
                 help='Port the API listens on.'),
+    cfg.BoolOpt('enable_ssl_api',
+                default=False,
+                help='Serve the API over HTTPS (Ironic\'s name), with '
+                     'cert_file and key_file; the service refuses to start '
+                     'if they cannot be used. For the API\'s own server '
+                     '(ironic-steps, ironic-steps-api); under a WSGI server, '
+                     'or behind a proxy that terminates TLS, leave it off '
+                     'and set public_endpoint to the https URL clients use.'),
+    cfg.StrOpt('cert_file',
+               deprecated_group='ssl',
+               help='The API\'s TLS certificate, PEM, followed by its '
+                    'chain (with enable_ssl_api). Read from [ssl] cert_file '
+                    'too, oslo.service\'s name that older Ironic releases '
+                    'read.'),
+    cfg.StrOpt('key_file',
+               deprecated_group='ssl',
+               help='The private key of cert_file, PEM (with '
+                    'enable_ssl_api); readable by the service\'s user only. '
+                    'Read from [ssl] key_file too.'),
     cfg.BoolOpt('allow_noauth_off_loopback',
                 default=False,
                 help='Let the API start with auth_strategy = noauth on an '

@@ -44,6 +44,11 @@ opts = [
                help='Seconds a clean step may wait in "clean wait" for its '
                     'agent before the cleaning (automated or manual) is '
                     'failed. 0 waits forever.'),
+    cfg.IntOpt('inspect_wait_timeout',
+               default=1800, min=0,
+               help='Seconds an inspection may wait in "inspect wait" for '
+                    'the hardware to report before it is failed. 0 waits '
+                    'forever.'),
     cfg.IntOpt('check_provision_state_interval',
                default=60, min=1,
                help='Seconds between checks for nodes whose wait for a '

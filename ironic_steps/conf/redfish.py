@@ -1,6 +1,27 @@
 """[redfish] options: how the conductor talks to BMCs over Redfish."""
 
+import ipaddress
+
 from oslo_config import cfg
+from oslo_config import types
+
+
+def _network(text):
+    """An IP network (``10.0.0.0/24``, ``fd00::/64``, one address)."""
+    return str(ipaddress.ip_network(text.strip(), strict=False))
+
+
+class _Network(types.String):
+    """An IP network, normalised; a bad one stops the start, named."""
+
+    def __call__(self, value):
+        value = super().__call__(value)
+        try:
+            return _network(value)
+        except ValueError as exc:
+            raise ValueError('%r is not an IP network: %s'
+                             % (value, exc)) from exc
+
 
 opts = [
     cfg.FloatOpt('connect_timeout',
@@ -35,6 +56,17 @@ opts = [
                     'before the update_firmware step fails. Other redfish '
                     'steps that wait for the BMC (BIOS, RAID) use '
                     '[conductor] step_poll_timeout.'),
+    cfg.ListOpt('allowed_bmc_networks',
+                item_type=_Network(type_name='IP network'), default=[],
+                help='The IP networks BMCs may be on (e.g. '
+                     '10.20.0.0/16,fd00:20::/48). Empty: any. When set, a '
+                     'node whose redfish_address is an IP address outside '
+                     'them is refused by the API (400), and a host name is '
+                     'resolved by the conductor before each use of the BMC, '
+                     'every address it resolves to having to be inside '
+                     'them: so whoever may change nodes cannot make the '
+                     'conductor send BMC credentials and requests to '
+                     'another network.'),
 ]
 
 

@@ -553,9 +553,18 @@ class ConsoleInterface(BaseInterface):
 
 
 class InspectInterface(BaseInterface):
-    """Hardware inspection (not run by ironic-steps: only ``no-inspect``)."""
+    """Hardware inspection: what a node has (see :mod:`drivers.inspection`
+    for what it returns and what the conductor does with it)."""
 
     interface_type = 'inspect'
+
+    def inspect_hardware(self, task):
+        """An ``inspection.Found``, or ``inspection.WAIT``."""
+        raise NotImplementedError
+
+    def abort(self, task):
+        """Stop an inspection that waits for the hardware (nothing to stop
+        unless the interface started something)."""
 
 
 class NetworkInterface(BaseInterface):

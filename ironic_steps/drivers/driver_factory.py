@@ -105,6 +105,23 @@ def _interface(interface_type, name):
     return _cached(INTERFACES_NAMESPACE % interface_type, name)
 
 
+def _default(hw_type, interface_type):
+    """The implementation a node of ``hw_type`` gets when it names none:
+    the first it supports that the pinned release has (a node made while
+    pinned must be one the pinned release's conductors can load), or None.
+    """
+    if not CONF.pin_release_version:
+        return hw_type.default(interface_type)
+    for name in hw_type.supported(interface_type):
+        try:
+            implementation = _interface(interface_type, name)
+        except stevedore.exception.NoMatches:
+            return name   # refused, naming it, where it is loaded
+        if _in_pinned_release(implementation):
+            return name
+    return None
+
+
 def default_interface(name, interface_type):
     """The default ``interface_type`` interface of hardware type ``name``
     (what a driver-level request, such as its RAID properties, reads).
@@ -112,7 +129,7 @@ def default_interface(name, interface_type):
     :raises DriverNotFound:
     :raises UnsupportedDriverExtension: if the type has none.
     """
-    if hardware_type(name).default(interface_type) is None:
+    if _default(hardware_type(name), interface_type) is None:
         raise exception.UnsupportedDriverExtension(
             node='of hardware type %s' % name, extension=interface_type,
             interface='none')
@@ -126,7 +143,7 @@ def interface_for(interface_type, driver, name):
 
     :raises DriverNotFound: or InterfaceNotFoundInEntrypoint.
     """
-    name = name or hardware_type(driver).default(interface_type)
+    name = name or _default(hardware_type(driver), interface_type)
     try:
         return _interface(interface_type, name)
     except stevedore.exception.NoMatches as exc:
@@ -165,7 +182,7 @@ def check_and_update_node_interfaces(node):
         name = _interface_name(node, interface_type)
         supported = hw_type.supported(interface_type)
         if name is None:
-            name = hw_type.default(interface_type)
+            name = _default(hw_type, interface_type)
             if name is not None:
                 setattr(node, field, name)
         elif name not in supported:
@@ -188,7 +205,7 @@ def build_driver_for_task(node):
     interfaces = {}
     for interface_type in base.ALL_INTERFACES:
         name = (_interface_name(node, interface_type)
-                or hw_type.default(interface_type))
+                or _default(hw_type, interface_type))
         if name is None:
             interfaces[interface_type] = NoInterface(interface_type)
             continue
@@ -211,7 +228,7 @@ def driver_properties(name):
     hw_type = hardware_type(name)
     properties = {}
     for interface_type in base.ALL_INTERFACES:
-        default = hw_type.default(interface_type)
+        default = _default(hw_type, interface_type)
         if default is not None:
             properties.update(_interface(interface_type,
                                          default).get_properties())

@@ -14,7 +14,10 @@ Ironic's default is not ours: its redfish nodes get ``direct`` (since
 Ironic 35.0, 2026.1: ``autodetect``, which chooses by the image and
 falls back to ``direct``).  ``ramdisk`` stays
 the default here because it was the only deploy interface before: a node
-enrolled without a deploy interface keeps deploying as it did.  The other
+enrolled without a deploy interface keeps deploying as it did.
+
+Inspect is ``redfish`` (release 0.11: the BMC's view of the hardware, as
+Ironic's redfish inspection reads it) or ``no-inspect``.  The other
 interface types get their no-op implementations.
 """
 
@@ -33,6 +36,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         'bios': ('redfish',),
         'boot': ('redfish-virtual-media',),
         'deploy': ('ramdisk', 'direct'),
+        'inspect': ('redfish', 'no-inspect'),
         'management': ('redfish',),
         'power': ('redfish',),
         'raid': ('redfish',),

@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 
+from ironic_steps.common import private_files
 from ironic_steps.conf import CONF
 from ironic_steps.ephemeral import driver
 from ironic_steps.ephemeral import evidence
@@ -134,9 +135,9 @@ def _prepare_run_dir(args):
                 '--run-dir %s is not empty: a run keeps its evidence in a '
                 'directory of its own' % args.run_dir)
         # The evidence holds BMC passwords: its directory is ours alone.
-        os.chmod(args.run_dir, 0o700)
+        os.chmod(args.run_dir, private_files.DIRECTORY_MODE)
         return args.run_dir, False
-    os.makedirs(args.run_dir, mode=0o700)
+    os.makedirs(args.run_dir, mode=private_files.DIRECTORY_MODE)
     return args.run_dir, True
 
 

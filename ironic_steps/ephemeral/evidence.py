@@ -31,6 +31,7 @@ import subprocess
 import sqlalchemy as sa
 
 from ironic_steps.common import masking
+from ironic_steps.common import private_files
 from ironic_steps.drivers import base
 from ironic_steps import objects
 from ironic_steps.objects import step_history
@@ -105,7 +106,8 @@ def dump(url, path):
     if backend == 'sqlite':
         source = sqlite3.connect(_sqlite_path(url))
         try:
-            with open(partial, 'w', encoding='utf-8') as out:
+            with private_files.open_for_writing(
+                    partial, encoding='utf-8') as out:
                 for statement in source.iterdump():
                     out.write(statement + '\n')
         finally:
@@ -116,7 +118,7 @@ def dump(url, path):
                 + ['--dbname', database] if backend == 'postgresql'
                 else ['mysqldump', '--single-transaction'] + args
                 + [database])
-        with open(partial, 'wb') as out:
+        with private_files.open_for_writing(partial, 'wb') as out:
             _run_tool(tool, env, 'Dumping the database', stdout=out)
     os.replace(partial, path)
 
@@ -127,6 +129,7 @@ def restore(path, url):
     if backend == 'sqlite':
         with open(path, encoding='utf-8') as stream:
             script = stream.read()
+        private_files.create(_sqlite_path(url))
         target = sqlite3.connect(_sqlite_path(url))
         try:
             target.executescript(script)
@@ -189,7 +192,7 @@ def _step(entry):
             'started_at': _time(entry.started_at),
             'finished_at': _time(entry.finished_at),
             'duration': round(duration, 3),
-            'outcome': entry.outcome, 'error': entry.error}
+            'outcome': entry.outcome, 'error': masking.mask(entry.error)}
 
 
 def node_report(row, history):
@@ -200,7 +203,7 @@ def node_report(row, history):
     return {'name': row.name, 'uuid': row.uuid, 'driver': row.driver,
             'provision_state': row.provision_state,
             'target_provision_state': row.target_provision_state,
-            'last_error': row.last_error,
+            'last_error': masking.mask(row.last_error),
             'deploy_step': masking.mask(row.deploy_step or {}),
             'progress': masking.mask(progress) if progress else None,
             'driver_info': masking.mask(row.driver_info or {}),
@@ -227,7 +230,7 @@ def build_report(context, meta, order=None):
 
 def write_report(report, run_dir):
     partial = os.path.join(run_dir, REPORT + '.partial')
-    with open(partial, 'w', encoding='utf-8') as out:
+    with private_files.open_for_writing(partial, encoding='utf-8') as out:
         json.dump(report, out, indent=2, sort_keys=True)
         out.write('\n')
     os.replace(partial, os.path.join(run_dir, REPORT))

@@ -31,6 +31,8 @@ import json
 
 import yaml
 
+from ironic_steps.common import private_files
+
 _TOP_LEVEL = ('nodes', 'deploy_templates')
 _MAPPINGS = ('driver_info', 'properties', 'instance_info')
 _NODE_FIELDS = ('name', 'driver', 'resource_class', 'traits',
@@ -250,5 +252,6 @@ def load(path):
 
 
 def save(inventory, path):
-    with open(path, 'w', encoding='utf-8') as stream:
+    # It holds the BMC passwords as given.
+    with private_files.open_for_writing(path, encoding='utf-8') as stream:
         json.dump(inventory.as_dict(), stream, indent=2, sort_keys=True)

@@ -32,6 +32,7 @@ from oslo_log import log
 
 from ironic_steps.common import context as ctx
 from ironic_steps.common import exception
+from ironic_steps.common import private_files
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
@@ -62,8 +63,8 @@ def default_run_dir():
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime(
         '%Y%m%dT%H%M%SZ')
     base = os.path.join(CONF.state_path, 'runs')
-    os.makedirs(base, exist_ok=True)
-    return tempfile.mkdtemp(prefix=stamp + '-', dir=base)
+    private_files.make_directory(base)
+    return tempfile.mkdtemp(prefix=stamp + '-', dir=base)   # 0700
 
 
 def _utc_now():
@@ -227,6 +228,8 @@ class Run:
     def _start_service(self):
         CONF.set_override('connection', self.database_url, group='database')
         CONF.set_override('host_ip', '127.0.0.1', group='api')
+        # Its own client speaks HTTP, on loopback.
+        CONF.set_override('enable_ssl_api', False, group='api')
         CONF.set_override('port', 0, group='api')
         CONF.set_override('rpc_transport', 'none')
         self.service = service.Service(api=True, conductor=True)

@@ -63,6 +63,8 @@ def serve(run_dir, port, stream=None, stop=None):
         evidence.restore(dump, url)
         CONF.set_override('connection', url, group='database')
         CONF.set_override('host_ip', '127.0.0.1', group='api')
+        # Its own client speaks HTTP, on loopback.
+        CONF.set_override('enable_ssl_api', False, group='api')
         CONF.set_override('port', port, group='api')
         CONF.set_override('rpc_transport', 'none')
         sqlalchemy_api.configure()

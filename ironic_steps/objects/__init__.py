@@ -9,6 +9,7 @@ def register_all():
     __import__('ironic_steps.objects.allocation')
     __import__('ironic_steps.objects.node_resources')
     __import__('ironic_steps.objects.step_history')
+    __import__('ironic_steps.objects.node_inventory')
 
 
 register_all()
@@ -18,6 +19,7 @@ from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.node import Node  # noqa: E402
+from ironic_steps.objects.node_inventory import NodeInventory  # noqa: E402
 from ironic_steps.objects.node_resources import Chassis  # noqa: E402
 from ironic_steps.objects.node_resources import Port  # noqa: E402
 from ironic_steps.objects.node_resources import Portgroup  # noqa: E402
@@ -26,5 +28,6 @@ from ironic_steps.objects.node_resources import VolumeTarget  # noqa: E402
 from ironic_steps.objects.step_history import NodeStepHistory  # noqa: E402,E501
 
 __all__ = ['Allocation', 'BIOSSetting', 'Chassis', 'Conductor',
-           'DeployTemplate', 'Node', 'NodeStepHistory', 'Port', 'Portgroup',
+           'DeployTemplate', 'Node', 'NodeInventory', 'NodeStepHistory',
+           'Port', 'Portgroup',
            'VolumeConnector', 'VolumeTarget']

@@ -37,7 +37,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     #              console/inspect/network/rescue/storage interfaces
     # Version 1.3: Add chassis_uuid
     # Version 1.4: Add boot_mode and secure_boot
-    VERSION = '1.4'
+    # Version 1.5: Add shard and parent_node
+    VERSION = '1.5'
 
     dbapi = db_api.get_instance()
 
@@ -111,6 +112,10 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'vendor_interface': fields.StringField(nullable=True),
         # The chassis the node is in, if any.
         'chassis_uuid': fields.UUIDField(nullable=True),
+        # The shard it belongs to, if any (API 1.82).
+        'shard': fields.StringField(nullable=True),
+        # The UUID of the node it is part of, if any (API 1.83).
+        'parent_node': fields.UUIDField(nullable=True),
 
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
@@ -133,6 +138,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'chassis_uuid': '1.3',
         'boot_mode': '1.4',
         'secure_boot': '1.4',
+        'shard': '1.5',
+        'parent_node': '1.5',
     }
     LOADED_ON_USE = frozenset(['traits'])
 
@@ -210,6 +217,11 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         return cls.dbapi.get_node_list(
             filters, limit=limit, marker=marker, sort_key=sort_key,
             sort_dir=sort_dir, columns=fields)
+
+    @classmethod
+    def shard_counts(cls, context):
+        """{shard (None: no shard): how many nodes it has}, one query."""
+        return cls.dbapi.count_nodes_by_shard()
 
     def obj_load_attr(self, attrname):
         """Read ``traits`` on first use (ovo calls this for unset fields)."""

@@ -22,6 +22,18 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def stop_process(process, timeout=30):
+    """SIGTERM ``process`` (a Popen), by its PID; SIGKILL it if it has not
+    ended ``timeout`` seconds later."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class ServiceProcess(fixtures.Fixture):
     """An ironic-steps service command as a process, on loopback.
 
@@ -92,13 +104,7 @@ class ServiceProcess(fixtures.Fixture):
 
     def stop(self):
         """SIGTERM the process this fixture started, by its PID."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         if not self.process.stderr.closed:
             self.process.stderr.close()
 
@@ -214,18 +220,26 @@ class OpenStackClient:
     the client already (see `osc_forkserver`); with
     IRONIC_STEPS_TEST_EXEC_OPENSTACK=1 in the environment, each runs the
     `openstack` executable instead.
+
+    :param auth_env: ``OS_*`` variables with credentials (a Keystone's
+        ``OS_AUTH_URL``, ``OS_USERNAME``, ...): the client then finds the
+        API in the catalog; without them it calls ``endpoint`` with no
+        authentication.
     """
 
-    def __init__(self, endpoint, api_version=None):
+    def __init__(self, endpoint, api_version=None, auth_env=None):
         self.endpoint = endpoint
         self.api_version = api_version
+        self.auth_env = auth_env
 
     def run(self, *args, check=True):
-        argv = ['--os-auth-type', 'none', '--os-endpoint', self.endpoint]
+        argv = []
+        if self.auth_env is None:
+            argv += ['--os-auth-type', 'none', '--os-endpoint', self.endpoint]
         if self.api_version:
             argv += ['--os-baremetal-api-version', self.api_version]
         argv += ['baremetal'] + list(args)
-        env = dict(os.environ, OS_CLOUD='')
+        env = dict(os.environ, OS_CLOUD='', **(self.auth_env or {}))
         if env.get('IRONIC_STEPS_TEST_EXEC_OPENSTACK'):
             result = subprocess.run([os.path.join(BIN, 'openstack')] + argv,
                                     capture_output=True, text=True,
@@ -244,17 +258,20 @@ class OpenStackClient:
 class RestClient:
     """A plain HTTP client of our REST API, for what the CLI cannot show."""
 
-    def __init__(self, endpoint, version='latest'):
+    def __init__(self, endpoint, version='latest', token=None):
         self.endpoint = endpoint
         self.version = version
+        self.headers = {'X-OpenStack-Ironic-API-Version': version,
+                        'Content-Type': 'application/json'}
+        if token is not None:
+            self.headers['X-Auth-Token'] = token
         self._agent_tokens = {}
 
     def request(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
             self.endpoint + path, data=data, method=method,
-            headers={'X-OpenStack-Ironic-API-Version': self.version,
-                     'Content-Type': 'application/json'})
+            headers=self.headers)
         with urllib.request.urlopen(request, timeout=30) as response:
             payload = response.read()
             return response.status, json.loads(payload) if payload else None

@@ -179,3 +179,56 @@ class RollingUpgradeTest(testtools.TestCase):
         node = api.wait_for(node_uuid, 'active')
         self.assertIsNone(node['last_error'])
         self.assertEqual({}, node['deploy_step'])
+
+    def test_nodes_are_inspected_once_the_pin_on_0_10_is_lifted(self):
+        # Upgrading from 0.10: one conductor and the API still pinned.
+        old = self.start('ironic-steps-conductor', OLD, pinned=True,
+                         release='0.10')
+        self.start('ironic-steps-conductor', NEW, pinned=False)
+        api_service = self.start('ironic-steps-api', 'api', pinned=True,
+                                 release='0.10')
+        api = functional.RestClient(api_service.endpoint)
+        self.assertEqual('1.80', api.request('GET', '/v1')[1]['version'][
+            'version'])
+        # A node of the pinned conductor ...
+        node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
+        api.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                          'driver': 'fake-hardware'})
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'manage'})
+        node = api.wait_for(node_uuid, 'manageable')
+        # ... gets what 0.10 conductors can load.
+        self.assertEqual('no-inspect', node['inspect_interface'])
+        self.assertNotIn('shard', node)
+        try:
+            api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                        {'target': 'inspect'})
+        except urllib.error.HTTPError as exc:
+            self.assertEqual(406, exc.code)
+            self.assertIn('0.11', exc.read().decode())
+        else:
+            self.fail('inspect was accepted while pinned to 0.10')
+
+        # Every service unpinned: the node is inspected and its inventory
+        # shown.
+        old.stop()
+        self.start('ironic-steps-conductor', OLD, pinned=False)
+        api_service.stop()
+        api = functional.RestClient(self.start(
+            'ironic-steps-api', 'api', pinned=False).endpoint)
+        api.request('PATCH', '/v1/nodes/%s' % node_uuid, [
+            {'op': 'replace', 'path': '/inspect_interface',
+             'value': 'fake'}, {'op': 'add', 'path': '/shard',
+                                'value': 'rack-a'}])
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'inspect'})
+        deadline = time.monotonic() + 60
+        while api.node(node_uuid)['inspection_finished_at'] is None:
+            self.assertLess(time.monotonic(), deadline, 'never inspected')
+            time.sleep(0.1)
+        node = api.wait_for(node_uuid, 'manageable')
+        self.assertEqual('rack-a', node['shard'])
+        inventory = api.request('GET', '/v1/nodes/%s/inventory'
+                                % node_uuid)[1]
+        self.assertEqual(node['properties']['cpus'],
+                         inventory['inventory']['cpu']['count'])

@@ -59,3 +59,15 @@ class ReleaseMappingTest(testtools.TestCase):
             oldest['objects']['Node'][-1]))
         self.assertLess(as_tuple(oldest['api']), (1, 44))
         self.assertLess(as_tuple(oldest['rpc']), (1, 1))
+
+    def test_release_0_11_brings_inspection_shards_and_parents(self):
+        from ironic_steps import objects
+        before, release = MAPPING['0.10'], MAPPING['0.11']
+        self.assertNotIn('NodeInventory', before['objects'])
+        self.assertEqual(['1.0'], release['objects']['NodeInventory'])
+        self.assertTrue({'shard', 'parent_node'} <= objects.Node
+                        .fields_unknown_at(before['objects']['Node'][-1]))
+        self.assertFalse({'shard', 'parent_node'} & objects.Node
+                         .fields_unknown_at(release['objects']['Node'][-1]))
+        self.assertEqual(('1.80', '1.5'), (before['api'], before['rpc']))
+        self.assertEqual(('1.83', '1.6'), (release['api'], release['rpc']))

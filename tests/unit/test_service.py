@@ -4,6 +4,8 @@ import http.client
 import json
 import os
 import socket
+import ssl
+import subprocess
 import sys
 import time
 
@@ -19,6 +21,8 @@ from ironic_steps import objects
 from ironic_steps import service
 from tests import base
 from tests import burst
+from tests import keystone_options
+from tests import self_signed
 
 
 class CheckConfigTest(base.TestCase):
@@ -42,6 +46,14 @@ class CheckConfigTest(base.TestCase):
         self._load('[conductor]\nworkers_pool_size = many\n')
         exc = self.assertRaises(SystemExit, service.check_config)
         self.assertIn('[conductor] workers_pool_size', str(exc))
+
+    def test_oslo_service_s_ssl_options_are_read_as_the_api_s(self):
+        # Older Ironic configurations name the certificate under [ssl].
+        self._load('[api]\nenable_ssl_api = true\n'
+                   '[ssl]\ncert_file = /etc/c.pem\nkey_file = /etc/k.pem\n')
+        service.check_config()
+        self.assertEqual(('/etc/c.pem', '/etc/k.pem'),
+                         (CONF.api.cert_file, CONF.api.key_file))
 
     def test_a_valid_configuration_passes(self):
         self._load('[DEFAULT]\npin_release_version = 0.1\n')
@@ -68,6 +80,33 @@ class CheckConfigTest(base.TestCase):
                    '[oslo_policy]\npolicy_file = policy.yaml\n'
                    '[database]\nconnection = sqlite://\n')
         service.check_config()
+
+    def test_an_ironic_keystone_authtoken_section_is_taken_as_it_is(self):
+        self.useFixture(keystone_options.KeystoneOptions())
+        self._load('[DEFAULT]\nauth_strategy = keystone\n'
+                   '[keystone_authtoken]\n'
+                   'www_authenticate_uri = http://192.0.2.5:5000\n'
+                   'auth_url = http://192.0.2.5:5000\n'
+                   'auth_type = password\nusername = ironic\n'
+                   'password = secret\nproject_name = service\n'
+                   'user_domain_name = Default\n'
+                   'project_domain_name = Default\n'
+                   'region_name = RegionOne\n'
+                   'memcached_servers = 127.0.0.1:11211\n')
+        service.check_config()
+
+    def test_keystone_without_credentials_of_its_own_stops_the_start(self):
+        self._load('[DEFAULT]\nauth_strategy = keystone\n'
+                   '[keystone_authtoken]\n'
+                   'www_authenticate_uri = http://192.0.2.5:5000\n')
+        exc = self.assertRaises(SystemExit, service.check_config)
+        self.assertIn('[keystone_authtoken] auth_type: not set', str(exc))
+
+    def test_an_unknown_auth_plugin_is_named(self):
+        self._load('[DEFAULT]\nauth_strategy = keystone\n'
+                   '[keystone_authtoken]\nauth_type = pasword\n')
+        exc = self.assertRaises(SystemExit, service.check_config)
+        self.assertIn("no auth plugin is called 'pasword'", str(exc))
 
 
 class PrepareDatabaseTest(base.TestCase):
@@ -274,3 +313,79 @@ class ExposureTest(base.TestCase):
     def test_http_basic_may_listen_anywhere(self):
         self.config(auth_strategy='http_basic')
         exposure.check_exposure('192.0.2.10')
+
+    def test_keystone_may_listen_anywhere(self):
+        self.config(auth_strategy='keystone')
+        exposure.check_exposure('192.0.2.10')
+
+
+class TLSTest(base.TestCase):
+    """[api] enable_ssl_api: the API's own server speaks HTTPS."""
+
+    def setUp(self):
+        super().setUp()
+        self.directory = self.useFixture(fixtures.TempDir()).path
+        self.cert, self.key = self_signed.certificate(self.directory)
+        self.config(host_ip='127.0.0.1', port=0, group='api')
+        self.config(enable_ssl_api=True, cert_file=self.cert,
+                    key_file=self.key, group='api')
+
+    def test_a_verifying_client_is_served_over_https(self):
+        svc = service.Service(conductor=False)
+        svc._start_api()
+        self.addCleanup(svc.stop)
+        connection = http.client.HTTPSConnection(
+            '127.0.0.1', svc.port, timeout=30,
+            context=ssl.create_default_context(cafile=self.cert))
+        self.addCleanup(connection.close)
+        connection.request('GET', '/v1')
+        response = connection.getresponse()
+        self.assertEqual(200, response.status)
+        self.assertEqual('https://127.0.0.1:%d/v1/' % svc.port, json.loads(
+            response.read())['links'][0]['href'])
+
+    def test_a_missing_file_option_stops_the_start_naming_it(self):
+        self.config(key_file=None, group='api')
+        svc = service.Service(conductor=False)
+        exc = self.assertRaises(exception.APICannotServeTLS, svc._start_api)
+        self.assertIn('set [api] key_file', str(exc))
+        self.assertIsNone(svc.server)
+
+    def test_a_file_that_cannot_be_used_is_named(self):
+        for cert, key, said in (
+                ('/nonexistent/cert.pem', self.key, 'No such file'),
+                (self.key, self.key, self.key),
+                (self.cert, self.cert, self.cert)):
+            self.config(cert_file=cert, key_file=key, group='api')
+            svc = service.Service(conductor=False)
+            exc = self.assertRaises(exception.APICannotServeTLS,
+                                    svc._start_api)
+            self.assertIn(said, str(exc))
+            self.assertIn('[api] cert_file', str(exc))
+            self.assertIsNone(svc.server)
+
+
+class CommandTest(base.TestCase):
+    """What the service command says when it cannot start."""
+
+    def test_a_port_in_use_ends_the_command_with_one_line_naming_it(self):
+        directory = self.useFixture(fixtures.TempDir()).path
+        with socket.socket() as holder:
+            holder.bind(('127.0.0.1', 0))
+            holder.listen()
+            port = holder.getsockname()[1]
+            config = os.path.join(directory, 'ironic-steps.conf')
+            with open(config, 'w') as out:
+                out.write('[DEFAULT]\nstate_path = %s\n[api]\nport = %d\n'
+                          % (directory, port))
+            result = subprocess.run(
+                [sys.executable, '-m', 'ironic_steps.cmd.all_in_one',
+                 '--config-file', config], capture_output=True, text=True,
+                timeout=120)
+        self.assertEqual(1, result.returncode, result.stderr)
+        last = result.stderr.strip().splitlines()[-1]
+        self.assertEqual('all_in_one.py: The API cannot listen on 127.0.0.1 '
+                         'port %d: Address already in use.' % port,
+                         last.partition(' Another service')[0])
+        self.assertNotIn('Traceback', result.stderr)
+        self.assertNotIn('AttributeError', result.stderr)

@@ -13,6 +13,9 @@ Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
 ``disable_ramdisk`` (1.70); ``deploy`` and ``undeploy`` (1.73) are
 ``active`` and ``deleted`` by Ironic's newer names.  Their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
+``inspect`` (1.6, release 0.11) reads what the hardware has
+(:mod:`ironic_steps.conductor.inspection`); ``abort`` stops an inspection
+that waits from 1.41, as in Ironic.
 ``active`` and ``rebuild`` (1.35) take a ``configdrive``: an image or a
 URL, or an object from 1.56 (``vendor_data`` from 1.59), checked here
 (:mod:`ironic_steps.common.configdrive`); ``null``, ``""`` and ``{}`` mean
@@ -93,7 +96,11 @@ _TARGETS = {
     'abort': _Target('do_provisioning_action',
                      {'action': states.EVENT_ABORT},
                      since=(1, versions.MINOR_13_ABORT)),
+    'inspect': _Target('inspect_hardware', {},
+                       since=(1, versions.MINOR_6_INSPECT_STATE)),
 }
+#: Ironic aborts an inspection that waits from 1.41 only.
+_INSPECT_ABORT_VERSION = versions.at(versions.MINOR_41_INSPECTION_ABORT)
 #: What a request body may name, at the versions that introduced it.
 _BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive',
               'disable_ramdisk')
@@ -213,6 +220,13 @@ def set_provision_state(ident):
         policy.authorize_steps(context, requested, node=lambda: (
             node_ident.get_row(context, ident, version)))
     rpcapi = flask.g.rpcapi
+    if name == 'abort' and version < _INSPECT_ABORT_VERSION:
+        node = node_ident.get_row(context, ident, version)
+        if node.provision_state == states.INSPECTWAIT:
+            raise errors.FeatureNotInVersion(
+                feature='Aborting an inspection',
+                needed=versions.to_string(_INSPECT_ABORT_VERSION),
+                version=versions.to_string(version))
     if target.method == 'do_node_deploy' and not rpcapi.can_send_version(
             '1.2'):
         # Conductors of the previous release tell active from rebuild by

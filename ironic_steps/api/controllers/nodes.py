@@ -7,7 +7,8 @@ every change goes through the conductor (``flask.g.rpcapi``, a
 :class:`rpcapi.ConductorAPI`), which owns node locks and checks states;
 conductor calls take the node's UUID, which routes them.
 Provision state changes live in :mod:`node_states`, maintenance in
-:mod:`node_maintenance`.
+:mod:`node_maintenance`, what a ``parent_node`` may name and a node's
+children in :mod:`node_family` (API 1.83).
 """
 
 import flask
@@ -16,6 +17,7 @@ from oslo_utils import uuidutils
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import lanes
+from ironic_steps.api import node_family
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_patch
 from ironic_steps.api import node_schema
@@ -49,8 +51,15 @@ _FILTERS = {
     'owner': versions.at(versions.MINOR_50_NODE_OWNER),
     'lessee': versions.at(versions.MINOR_65_NODE_LESSEE),
     'chassis_uuid': versions.MIN_VERSION,
+    'shard': versions.at(versions.MINOR_82_NODE_SHARD),
+    'sharded': versions.at(versions.MINOR_82_NODE_SHARD),
+    'parent_node': versions.at(versions.MINOR_83_PARENT_CHILD_NODES),
+    'include_children': versions.at(versions.MINOR_83_PARENT_CHILD_NODES),
 }
-_BOOLEAN_FILTERS = frozenset(['maintenance', 'associated', 'retired'])
+_BOOLEAN_FILTERS = frozenset(['maintenance', 'associated', 'retired',
+                              'sharded', 'include_children'])
+#: Filters the database names otherwise (``?shard=a,b``: any of them).
+_DB_FILTERS = {'shard': 'shard_in'}
 _LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail')
                          + tuple(_FILTERS))
 
@@ -96,10 +105,17 @@ def _filter_value(args, name):
             and not uuidutils.is_uuid_like(value)):
         raise exception.InvalidParameterValue(
             err='%s must be a UUID, got %r' % (name, value))
+    if name == 'shard':
+        return [shard.strip() for shard in value.split(',') if shard.strip()]
+    if name == 'parent_node':
+        return node_family.parent_filter(flask.g.context, value)
     return value.lower() if name == 'chassis_uuid' else value
 
 
 def _filters(args, version):
+    """The database filters of a list request.  Child nodes are left out
+    unless ``?include_children=true`` or ``?parent_node`` asks for them,
+    at every version, as Ironic lists nodes."""
     filters = {}
     for name, needed in _FILTERS.items():
         if name not in args:
@@ -109,7 +125,10 @@ def _filters(args, version):
                 feature='Filtering nodes by %s' % name,
                 needed=versions.to_string(needed),
                 version=versions.to_string(version))
-        filters[name] = _filter_value(args, name)
+        filters[_DB_FILTERS.get(name, name)] = _filter_value(args, name)
+    if not filters.pop('include_children', False) and (
+            'parent_node' not in filters):
+        filters['has_parent'] = False
     return filters
 
 
@@ -219,6 +238,7 @@ def create():
     policy.authorize('baremetal:node:create', context)
     values = node_schema.check_create(body.json_body(), version)
     _check_chassis(context, values)
+    node_family.resolve_parent(context, values, owner=values.get('owner'))
     if values.get('uuid') is None:
         values.pop('uuid', None)
     for field in node_view.COMPUTED_FIELDS:
@@ -245,6 +265,12 @@ def _reset_interfaces(args, version, changes):
     return reset
 
 
+#: Fields whose change needs a rule of its own, as in Ironic, besides
+#: ``baremetal:node:update``.
+_OWN_RULES = {'shard': 'baremetal:node:update:shard',
+              'parent_node': 'baremetal:node:update:parent_node'}
+
+
 @blueprint.patch('/<ident>')
 def update(ident):
     context, version = flask.g.context, flask.g.version
@@ -255,7 +281,11 @@ def update(ident):
     node = node_ident.get_node(context, ident, version)
     changes = node_patch.changes(node, patch, version)
     node_patch.forget_moved_credentials(node, changes, patch)
+    for field in _OWN_RULES.keys() & changes.keys():
+        policy.authorize(_OWN_RULES[field], context)
     _check_chassis(context, changes)
+    node_family.resolve_parent(context, changes, owner=node.owner,
+                               node_uuid=node.uuid)
     reset = _reset_interfaces(args, version, changes)
     if changes:
         for field, value in changes.items():

@@ -72,6 +72,7 @@ def body(entry, node_uuid):
     # Stored masked already; masked again in case a secret's key is one
     # the rule learns to recognise after the entry was written.
     shown['args'] = masking.mask(entry.args or {})
+    shown['error'] = masking.mask(entry.error)
     shown['node_uuid'] = node_uuid
     return shown
 

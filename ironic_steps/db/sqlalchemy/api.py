@@ -28,6 +28,7 @@ from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import mysql
+from ironic_steps.db.sqlalchemy import node_inventory
 from ironic_steps.db.sqlalchemy import node_traits
 from ironic_steps.db.sqlalchemy import resources
 from ironic_steps.db.sqlalchemy import paging
@@ -185,7 +186,8 @@ _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 #: Node list filters: column equality, or a condition built from the value.
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid', 'fault',
-                      'owner', 'lessee', 'retired', 'chassis_uuid'])
+                      'owner', 'lessee', 'retired', 'chassis_uuid',
+                      'parent_node'])
 _CONDITIONS = {
     # Case-insensitive, as in Ironic: groups are stored lower-case.
     'conductor_group': lambda value: _NODES.c.conductor_group == value.lower(),
@@ -194,6 +196,13 @@ _CONDITIONS = {
     'description_contains': lambda value: _NODES.c.description.contains(
         value, autoescape=True),
     'provisioned_before': lambda value: _NODES.c.provision_updated_at < value,
+    # A list of shards, any of which the node's is.
+    'shard_in': lambda value: _NODES.c.shard.in_(value),
+    'sharded': lambda value: (_NODES.c.shard.is_not(None) if value
+                              else _NODES.c.shard.is_(None)),
+    # Whether the node is some node's child.
+    'has_parent': lambda value: (_NODES.c.parent_node.is_not(None) if value
+                                 else _NODES.c.parent_node.is_(None)),
 }
 
 # Built once: SQLAlchemy then finds their compiled form in its cache
@@ -316,8 +325,10 @@ class _NodeQueries:
         :param filters: column -> value equality filters (``_FILTERS``),
             plus the conditions of ``_CONDITIONS``: ``conductor_group``
             (any case), ``associated`` (has an instance or not),
-            ``description_contains`` and ``provisioned_before`` (a
-            datetime provision_updated_at must be earlier than).
+            ``description_contains``, ``provisioned_before`` (a
+            datetime provision_updated_at must be earlier than),
+            ``shard_in`` (a list of shards), ``sharded`` (has a shard or
+            not) and ``has_parent`` (has a parent_node or not).
         :param marker: the node (a row or object) the previous page ended
             with; ties on the sort key are broken by id.
         :param columns: the column names each row needs (``id`` and the
@@ -354,6 +365,13 @@ class _NodeQueries:
             return dict(connection.execute(
                 sa.select(_NODES.c.provision_state, sa.func.count())
                 .group_by(_NODES.c.provision_state)).all())
+
+    def count_nodes_by_shard(self):
+        """{shard (None: no shard): number of nodes}, in one query."""
+        with _read_one() as connection:
+            return dict(connection.execute(
+                sa.select(_NODES.c.shard, sa.func.count())
+                .group_by(_NODES.c.shard)).all())
 
     def update_node(self, node_id, values, release=None, fence=None,
                     ended_steps=()):
@@ -526,7 +544,8 @@ class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  conductors.ConductorQueries,
                  resources.ResourceQueries,
                  allocations.AllocationQueries,
-                 step_history.StepHistoryQueries):
+                 step_history.StepHistoryQueries,
+                 node_inventory.NodeInventoryQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

@@ -51,6 +51,8 @@ class Node(Base):
         sa.Index('nodes_owner_idx', 'owner'),
         sa.Index('nodes_lessee_idx', 'lessee'),
         sa.Index('nodes_chassis_uuid_idx', 'chassis_uuid'),
+        sa.Index('nodes_shard_idx', 'shard'),
+        sa.Index('nodes_parent_node_idx', 'parent_node'),
     )
 
     id = sa.Column(sa.Integer, primary_key=True)
@@ -120,6 +122,12 @@ class Node(Base):
     # A chassis with nodes cannot be deleted: the key refuses it.
     chassis_uuid = sa.Column(sa.String(36), sa.ForeignKey(
         'chassis.uuid', name='nodes_chassis_uuid_fkey'))
+    # The shard the node belongs to (API 1.82); null: none.
+    shard = sa.Column(sa.String(255))
+    # The UUID of the node this one is part of (API 1.83); null: none.
+    # Not a foreign key: the conductor refuses to delete a node with
+    # children, naming them, before anything is deleted.
+    parent_node = sa.Column(sa.String(36))
 
 
 class Conductor(Base):
@@ -233,6 +241,21 @@ class BIOSSetting(Base):
     reset_required = sa.Column(sa.Boolean)
     unique = sa.Column(sa.Boolean)
     upper_bound = sa.Column(sa.BigInteger)
+
+
+class NodeInventory(Base):
+    """What a node's last inspection found: its inventory and plugin data
+    (JSON objects; see ``drivers/inspection.py``), one row per node,
+    replaced by each inspection, deleted with the node (ON DELETE
+    CASCADE)."""
+
+    __tablename__ = 'node_inventory'
+
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id',
+                                                  ondelete='CASCADE'),
+                        primary_key=True)
+    inventory_data = sa.Column(JSONEncoded, nullable=False)
+    plugin_data = sa.Column(JSONEncoded, nullable=False)
 
 
 def _node_uuid():

@@ -27,11 +27,13 @@
 """
 
 import contextlib
+import os
 import threading
 
 import sqlalchemy as sa
 from sqlalchemy import pool
 
+from ironic_steps.common import private_files
 from ironic_steps.conf import CONF
 
 _TUNED = '_ironic_steps_tuned'
@@ -40,6 +42,22 @@ _TUNED = '_ironic_steps_tuned'
 def _is_file(engine):
     return (engine.dialect.name == 'sqlite'
             and engine.url.database not in (None, '', ':memory:'))
+
+
+def create_private_file(url):
+    """For a SQLite ``url`` naming a file, create that file (and its
+    directory) private before SQLite opens it: it holds BMC passwords.
+    SQLite gives its WAL and shared-memory files the database file's
+    mode.  Any other URL: nothing to do."""
+    if not url:
+        return   # not configured here (tests)
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != 'sqlite' or parsed.database in (
+            None, '', ':memory:') or parsed.database.startswith('file:'):
+        return
+    directory = os.path.dirname(os.path.abspath(parsed.database))
+    private_files.make_directory(directory)
+    private_files.create(parsed.database)
 
 
 def _use_wal(engine):

@@ -1,6 +1,6 @@
 """No-op interfaces: what a node has for the interface types ironic-steps
-does not run (console, inspect, network, rescue, storage), and the
-``flat`` network interface, which needs no more.
+does not run (console, network, rescue, storage) or that it does not use
+(inspect), and the ``flat`` network interface, which needs no more.
 
 They carry Ironic's names (``no-console``, ``no-inspect``, ``noop``,
 ``no-rescue``, ``noop``) so that a node's ``*_interface`` fields read as

@@ -1,6 +1,9 @@
 """A real API app over a real conductor and database, driven over WSGI."""
 
 import json
+import os
+
+import fixtures
 
 from ironic_steps.api import app
 from ironic_steps.api import policy
@@ -23,6 +26,15 @@ class ApiTestMixin:
         policy.reset()
         self.app = app.create_app()
         self.client = self.app.test_client()
+
+    def use_policy(self, rules):
+        """Serve with a policy file of ``rules`` ({rule: check string})."""
+        directory = self.useFixture(fixtures.TempDir()).path
+        policy_file = os.path.join(directory, 'policy.yaml')
+        with open(policy_file, 'w') as written:
+            written.writelines('"%s": "%s"\n' % item for item in rules.items())
+        self.config(policy_file=policy_file, group='oslo_policy')
+        self.make_client()
 
     def request(self, method, path, version=LATEST, headers=None, **kwargs):
         headers = dict(headers or {})

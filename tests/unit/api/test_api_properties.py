@@ -9,8 +9,14 @@ application (read from its URL map, so that a new endpoint is covered as
 soon as it exists; each parameter of a route gets an identifier of its
 own).  The database holds a node with secrets (in ``network_data`` too)
 and a trait, a deploy template whose step arguments hold secrets, and a
-node waiting for its agent (which lookups and heartbeats reach).  Whatever is
-sent:
+node waiting for its agent (which lookups and heartbeats reach).  The
+secrets are of every kind Ironic masks and more (:data:`SECRETS`): keys
+naming them, oslo's sanitize keys, short names (``bmc_pw``, ``passwd``), a
+config drive, a signed image URL, credentials in a URL, ``password=`` in a
+string, BIOS settings as name/value pairs (in ``driver_info``, in a
+template's steps, in the node's BIOS settings), a ``last_error`` and a
+step history (args and error, as an older release stored them) quoting
+them.  Whatever is sent:
 
 * the answer is never a 5xx;
 * a 4xx carries Ironic's error body (``error_message``, a JSON string with
@@ -29,6 +35,7 @@ import json
 import logging
 import os
 import re
+import time
 import urllib.parse
 
 import fixtures
@@ -36,6 +43,8 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
 
 from ironic_steps.api import node_schema
 from ironic_steps.api import node_view
@@ -47,7 +56,17 @@ from ironic_steps.common import states
 from ironic_steps import objects
 from tests.unit.api import base
 
-SECRETS = ('hunter2-bmc-password-zq', 'agent-token-7xq-secret')
+SECRETS = ('hunter2-bmc-password-zq', 'agent-token-7xq-secret',
+           'pw-3kq-short-names', 'cd-9vz-config-drive', '5ig-7wq-temp-url',
+           'url-4jd-credentials', 'cmd-2hx-kernel-line', 'bios-8pn-admin')
+SIGNED_URL = ('https://swift.example/v1/AUTH_p/c/disk.qcow2?temp_url_sig=%s'
+              '&temp_url_expires=2000000000' % SECRETS[4])
+#: instance_info with what Ironic masks there (and more).
+INSTANCE_INFO = {
+    'image_token': SECRETS[1],
+    'configdrive': {'meta_data': {'admin_pass': SECRETS[3]}},
+    'image_url': SIGNED_URL, 'image_source': SIGNED_URL,
+    'kernel_append_params': 'console=ttyS0 password=%s' % SECRETS[6]}
 NODE = 'prop-node'
 NODE_UUID = 'c0ffee00-1234-4abc-8def-0123456789ab'
 TRAIT = 'CUSTOM_PROP'
@@ -61,7 +80,8 @@ TEMPLATE_STEPS = [
      'args': {'bmc_password': SECRETS[0], 'level': 5,
               'auth': {'api_token': SECRETS[1]}}},
     {'interface': 'bios', 'step': 'apply_configuration', 'priority': 5,
-     'args': {'settings': [{'name': 'a', 'value': 'b'}]}}]
+     'args': {'settings': [{'name': 'a', 'value': 'b'},
+                           {'name': 'AdminPassword', 'value': SECRETS[7]}]}}]
 
 #: Examples per property in a full run; a quick run (``tools/run-tests
 #: --quick``) asks for fewer in ``IRONIC_STEPS_PROPERTY_EXAMPLES``.
@@ -131,7 +151,12 @@ PATCHES = _patches(
         '/driver_info/nested/api_token', '/instance_info/image_token',
         '/driver_internal_info/agent_secret_token',
         '/network_data/links/0/bond_key', '/network_data/links/0',
-        '/network_data/links']),
+        '/network_data/links', '/driver_info/bmc_pw', '/driver_info/passwd',
+        '/driver_info/deploy_iso', '/driver_info/bios_settings/0/value',
+        '/driver_info/bios_settings/0', '/driver_info/bios_settings',
+        '/instance_info/configdrive', '/instance_info/configdrive/meta_data',
+        '/instance_info/image_url', '/instance_info/kernel_append_params',
+        '/instance_info']),
     _pointers(node_schema.UPDATE_FIELDS
               | set(node_view.FIELDS) | {'id', 'chassis_uuid'},
               ['a', '0', '-', 'x~1y', 'ipmi_password', '', 'links']))
@@ -140,7 +165,8 @@ TEMPLATE_PATCHES = _patches(
     st.sampled_from([
         '/steps', '/steps/0', '/steps/0/args', '/steps/0/args/bmc_password',
         '/steps/0/args/auth', '/steps/0/args/auth/api_token',
-        '/steps/1/args/settings/0']),
+        '/steps/1/args/settings/0', '/steps/1/args/settings/1',
+        '/steps/1/args/settings/1/value']),
     _pointers(set(template_view.FIELDS) | {'id', 'junk'},
               ['0', '1', '-', 'args', 'priority', 'interface', 'step',
                'bmc_password', 'a', '']))
@@ -265,8 +291,14 @@ class PropertiesTest(base.ApiTestCase):
         self.ensure_node(NODE, NODE_UUID, traits=[TRAIT], fields=dict(
             driver_info={'ipmi_password': SECRETS[0],
                          'ipmi_address': '10.0.0.1',
-                         'nested': {'api_token': SECRETS[1]}},
-            instance_info={'image_token': SECRETS[1]},
+                         'nested': {'api_token': SECRETS[1]},
+                         'bmc_pw': SECRETS[2], 'passwd': SECRETS[2],
+                         'deploy_iso': 'https://root:%s@10.0.0.1/d.iso'
+                                       % SECRETS[5],
+                         'bios_settings': [{'name': 'AdminPassword',
+                                            'value': SECRETS[7]}]},
+            instance_info=INSTANCE_INFO,
+            last_error='Download of %s failed' % SIGNED_URL,
             driver_internal_info={'agent_secret_token': SECRETS[1]},
             network_data={'links': [{'id': 'bond0',
                                      'bond_key': SECRETS[0]}],
@@ -276,15 +308,16 @@ class PropertiesTest(base.ApiTestCase):
         self.ensure_node(AGENT_NODE, AGENT_NODE_UUID, traits=[], fields=dict(
             provision_state=states.DEPLOYWAIT,
             target_provision_state=states.ACTIVE,
-            instance_info={'image_token': SECRETS[1]},
+            instance_info=INSTANCE_INFO,
             driver_internal_info={'agent_secret_token': SECRETS[1]}))
         self.ensure_template()
 
     def ensure_node(self, name, uuid, traits, fields):
         try:
-            node = objects.Node.get(self.context, uuid)
+            node = self.unlocked(uuid)
         except exception.NodeNotFound:
             node = self.create_node(name=name, uuid=uuid)
+            self.record_what_ran(node)
         fields = dict(fields, name=name)
         for field, value in fields.items():
             if node[field] != value:
@@ -293,6 +326,32 @@ class PropertiesTest(base.ApiTestCase):
             node.save()
         if node.traits != traits:
             node.set_traits(traits)
+
+    def unlocked(self, uuid, timeout=10):
+        """The node, once work an earlier example started (a power action
+        clearing ``last_error``) has let go of it."""
+        deadline = time.monotonic() + timeout
+        node = objects.Node.get(self.context, uuid)
+        while node.reservation and time.monotonic() < deadline:
+            time.sleep(0.01)
+            node = objects.Node.get(self.context, uuid)
+        return node
+
+    def record_what_ran(self, node):
+        """BIOS settings and a step history holding secrets, as a BMC
+        reports them and an older release recorded them (unmasked)."""
+        objects.BIOSSetting.replace_all(self.context, node.id, {
+            'AdminPassword': SECRETS[7], 'BootMode': 'Uefi'})
+        now = timeutils.utcnow(with_timezone=True)
+        objects.NodeStepHistory(
+            self.context, node_id=node.id, flow='deploy',
+            flow_run=uuidutils.generate_uuid(), started_at=now,
+            finished_at=now, outcome='failed',
+            error='Download of %s failed' % SIGNED_URL,
+            interface='bios', step='apply_configuration', priority=95,
+            args={'settings': [{'name': 'AdminPassword',
+                                'value': SECRETS[7]}],
+                  'bmc_pw': SECRETS[2]}).create()
 
     def ensure_template(self):
         fields = dict(name=TEMPLATE, steps=TEMPLATE_STEPS, extra={})
@@ -424,7 +483,9 @@ class PropertiesTest(base.ApiTestCase):
         '/v1/deploy_templates', '/v1/deploy_templates/detail',
         '/v1/nodes/%s/traits' % NODE, '/v1/lookup', '/v1/conductors',
         '/v1/nodes/%s/states' % NODE, '/v1/nodes/%s/validate' % NODE,
-        '/v1/drivers/fake-hardware/properties']),
+        '/v1/drivers/fake-hardware/properties',
+        '/v1/nodes/%s/history' % NODE, '/v1/nodes/%s/bios' % NODE,
+        '/v1/nodes/%s/x-steps/history' % NODE]),
         version=st.sampled_from([base.LATEST, 'latest', '1.1', '1.9',
                                  '1.49']))
     def test_collections_with_any_query(self, query, path, version):

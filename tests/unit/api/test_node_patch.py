@@ -158,7 +158,10 @@ class ResetInterfacesTest(base.ApiTestCase):
         super().setUp()
         self.config(enabled_hardware_types=['fake-hardware',
                                             'example-hardware'])
-        self.node = self.create_node(name='node-1')
+        # example-hardware does not inspect: a node that keeps its
+        # interfaces must have one it supports.
+        self.node = self.create_node(name='node-1',
+                                     inspect_interface='no-inspect')
 
     def new_driver(self, query='', version=base.LATEST, **interfaces):
         ops = [{'op': 'replace', 'path': '/driver',

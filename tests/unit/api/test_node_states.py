@@ -76,9 +76,9 @@ class ProvisionTest(base.ApiTestCase):
 
     def test_an_unknown_target_is_400_listing_the_valid_ones(self):
         self.create_node(name='node-1')
-        response = self.provision('node-1', 'inspect')
-        self.assertError(response, 400, 'inspect', 'manage', 'provide',
-                         'active', 'rebuild', 'deleted')
+        response = self.provision('node-1', 'adopt')
+        self.assertError(response, 400, 'adopt', 'manage', 'provide',
+                         'active', 'rebuild', 'deleted', 'inspect')
 
     def test_unknown_body_keys_are_400(self):
         self.create_node(name='node-1')

@@ -134,7 +134,7 @@ class NewFieldsTest(base.ApiTestCase):
             'raid_config': {}, 'target_raid_config': {},
             'inspection_started_at': None, 'inspection_finished_at': None,
             'console_interface': 'no-console',
-            'inspect_interface': 'no-inspect', 'network_interface': 'noop',
+            'inspect_interface': 'fake', 'network_interface': 'noop',
             'rescue_interface': 'no-rescue', 'storage_interface': 'noop',
             'conductor_group': '', 'automated_clean': None,
             'protected': False, 'protected_reason': None,

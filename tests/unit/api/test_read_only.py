@@ -5,6 +5,8 @@ import ddt
 import testtools
 
 from ironic_steps.api import read_only
+from tests.unit.api import base
+from tests.unit.api import test_server
 
 
 def _application(environ, start_response):
@@ -36,3 +38,33 @@ class ReadOnlyTest(testtools.TestCase):
     @ddt.data('POST', 'PATCH', 'PUT', 'DELETE')
     def test_writes_are_refused(self, method):
         self.assertEqual('403 Forbidden', self.call(method, '/v1/nodes')[0])
+
+
+@ddt.ddt
+class ReadOnlyServedTest(test_server.ServedMixin, base.ApiTestCase):
+    """Through the API's server, which decodes the path as a WSGI server
+    does: no spelling of the lookup reaches its handler."""
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.serve(read_only.ReadOnly(self.app, 'a saved run'))
+
+    def answer(self, request_line):
+        return test_server.status_of(self.exchange(
+            request_line.encode() + b'\r\nHost: t\r\n'
+            b'X-OpenStack-Ironic-API-Version: 1.44\r\n'
+            b'Connection: close\r\n\r\n'))
+
+    @ddt.data('GET /v1/lookup', 'GET //v1/lookup', 'GET /v1/./lookup',
+              'GET /v1/%6cookup', 'GET /v1%2flookup', 'GET /v1%2Flookup/',
+              'GET /v1/nodes/%2e%2e/lookup', 'GET /%2e/v1/lookup',
+              'GET http://t/v1/lookup', 'GET http://t//v1/./lookup',
+              'HEAD /v1/lookup', 'POST /v1/nodes',
+              'POST /v1/heartbeat/x')
+    def test_a_lookup_or_a_write_is_refused(self, request_line):
+        self.assertEqual(403, self.answer(request_line + '?node_uuid=x '
+                                          'HTTP/1.1'))
+
+    @ddt.data('GET /v1/nodes', 'GET //v1/nodes', 'GET /v1/%6eodes')
+    def test_reads_are_served(self, request_line):
+        self.assertEqual(200, self.answer(request_line + ' HTTP/1.1'))

@@ -25,7 +25,7 @@ class RedfishNodeTest(base.ApiTestCase):
             {'bios': 'redfish', 'boot': 'redfish-virtual-media',
              'deploy': 'ramdisk', 'management': 'redfish',
              'power': 'redfish', 'raid': 'redfish', 'console': 'no-console',
-             'inspect': 'no-inspect', 'network': 'noop',
+             'inspect': 'redfish', 'network': 'noop',
              'rescue': 'no-rescue', 'storage': 'noop'},
             {kind: node['%s_interface' % kind] for kind in (
                 'bios', 'boot', 'deploy', 'management', 'power', 'raid',
@@ -81,3 +81,77 @@ class RedfishNodeTest(base.ApiTestCase):
     def driver_names(self):
         return [driver['name']
                 for driver in self.get('/v1/drivers').get_json()['drivers']]
+
+
+class BMCAddressTest(base.ApiTestCase):
+    """Where a node's BMC may be is checked when driver_info is written:
+    whoever may change a node must not point the conductor, and the BMC's
+    credentials, wherever they like."""
+
+    def create(self, **driver_info):
+        return self.post('/v1/nodes', json={
+            'driver': 'redfish', 'name': 'rf-1',
+            'driver_info': dict(DRIVER_INFO, **driver_info)})
+
+    def assertRefused(self, response, field, *fragments):
+        self.assertError(response, 400, 'driver_info/' + field, *fragments)
+        self.assertNotIn(b'hunter2', response.data)
+
+    def test_credentials_in_the_address_are_refused_naming_the_field(self):
+        for address in ('https://admin:hunter2@10.0.0.9',
+                        'https://hunter2@10.0.0.9', 'admin:hunter2@bmc'):
+            self.assertRefused(self.create(redfish_address=address),
+                               'redfish_address', 'credentials')
+        self.assertEqual([], self.get('/v1/nodes').get_json()['nodes'])
+        self.assertEqual(201, self.create().status_code)
+        response = self.patch('/v1/nodes/rf-1', json=[
+            {'op': 'replace', 'path': '/driver_info/redfish_address',
+             'value': 'https://root:hunter2@203.0.113.7'}])
+        self.assertRefused(response, 'redfish_address', 'credentials')
+        self.assertEqual(DRIVER_INFO['redfish_address'], self.get(
+            '/v1/nodes/rf-1').get_json()['driver_info']['redfish_address'])
+
+    def test_a_system_id_must_stay_under_the_systems_of_the_bmc(self):
+        for system_id in ('https://203.0.113.7/redfish/v1/Systems/1',
+                          '//203.0.113.7/x', '../../Managers/1',
+                          '/redfish/v1/Systems/../AccountService/Accounts',
+                          '%2e%2e/AccountService', '/redfish/v1/Systems/'):
+            self.assertRefused(self.create(redfish_system_id=system_id),
+                               'redfish_system_id', '/redfish/v1/Systems/')
+        for system_id in ('1', '/redfish/v1/Systems/System.Embedded.1'):
+            response = self.create(redfish_system_id=system_id)
+            self.assertEqual(201, response.status_code, response.data)
+            self.delete('/v1/nodes/rf-1')
+
+    def test_allowed_networks_refuse_an_address_outside_them(self):
+        self.config(allowed_bmc_networks=['10.20.0.0/16'], group='redfish')
+        self.assertRefused(self.create(redfish_address='https://192.0.2.7'),
+                           'redfish_address', '192.0.2.7',
+                           'allowed_bmc_networks: 10.20.0.0/16')
+        self.assertEqual(201, self.create(
+            redfish_address='https://10.20.1.2:8443').status_code)
+        self.assertRefused(self.patch('/v1/nodes/rf-1', json=[
+            {'op': 'replace', 'path': '/driver_info/redfish_address',
+             'value': 'http://[::ffff:192.0.2.7]'}]), 'redfish_address',
+            '192.0.2.7')
+
+    def test_a_host_name_is_checked_by_the_conductor_that_resolves_it(self):
+        # The API resolves no name (its thread would wait on DNS) ...
+        self.config(allowed_bmc_networks=['10.20.0.0/16'], group='redfish')
+        response = self.create(redfish_address='https://localhost:8000')
+        self.assertEqual(201, response.status_code, response.data)
+        # ... validate, and every use of the BMC, do.
+        body = self.get('/v1/nodes/rf-1/validate').get_json()
+        self.assertFalse(body['power']['result'])
+        self.assertIn('localhost (127.0.0.1), outside the networks',
+                      body['power']['reason'])
+
+    def test_a_new_address_without_its_password_shows_the_password_gone(self):
+        self.assertEqual(201, self.create().status_code)
+        response = self.patch('/v1/nodes/rf-1', json=[
+            {'op': 'replace', 'path': '/driver_info/redfish_address',
+             'value': 'https://10.0.0.10'}])
+        self.assertEqual(200, response.status_code, response.data)
+        shown = response.get_json()['driver_info']
+        self.assertNotIn('redfish_password', shown)
+        self.assertEqual('admin', shown['redfish_username'])

@@ -343,8 +343,8 @@ class TemplateSecretsTest(base.ApiTestCase):
 SIG = '7c0ffee5ab1e5ig'
 WIDER = {
     'driver_info': {'adminPass': SECRET + '-1', 'bmc_pw': SECRET + '-2',
-                    'redfish_address': 'https://root:%s-3@10.0.0.9'
-                                       % SECRET,
+                    'deploy_iso': 'https://root:%s-3@10.0.0.9/boot.iso'
+                                  % SECRET,
                     'bios_settings': [
                         {'name': 'AdminPassword', 'value': SECRET + '-4'},
                         {'name': 'BootMode', 'value': 'Uefi'}]},
@@ -376,8 +376,8 @@ class WiderSecretsTest(base.ApiTestCase):
             self.assertEqual(200, response.status_code)
             self.assertNoSecret(response)
         node = self.get('/v1/nodes/node-1').get_json()
-        self.assertEqual('https://root:******@10.0.0.9',
-                         node['driver_info']['redfish_address'])
+        self.assertEqual('https://root:******@10.0.0.9/boot.iso',
+                         node['driver_info']['deploy_iso'])
         self.assertEqual([{'name': 'AdminPassword', 'value': '******'},
                           {'name': 'BootMode', 'value': 'Uefi'}],
                          node['driver_info']['bios_settings'])
@@ -390,7 +390,7 @@ class WiderSecretsTest(base.ApiTestCase):
 
     @ddt.data(('copy', '/driver_info/bios_settings/0/value', '/extra/x'),
               ('copy', '/driver_info/bios_settings/0', '/extra/x'),
-              ('copy', '/driver_info/redfish_address', '/description'),
+              ('copy', '/driver_info/deploy_iso', '/description'),
               ('move', '/instance_info/image_source', '/extra/img'),
               ('copy', '/driver_info/adminPass', '/name'))
     @ddt.unpack

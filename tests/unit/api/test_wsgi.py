@@ -5,8 +5,11 @@ import os
 import subprocess
 import sys
 
+import ddt
 import fixtures
 import testtools
+
+from ironic_steps.api import wsgi
 
 _SERVE_ONE_REQUEST = '''
 import json, sys
@@ -55,3 +58,46 @@ class WsgiApplicationTest(testtools.TestCase):
         self.assertEqual('200 OK', answer['status'])
         self.assertEqual('https://bm.example.com/v1/',
                          json.loads(answer['body'])['links'][0]['href'])
+
+
+def _served(environ, start_response):
+    start_response('200 OK', [('Content-Type', 'text/plain')])
+    return [b'served']
+
+
+@ddt.ddt
+class LoopbackOnlyTest(testtools.TestCase):
+    """Who a noauth API under a WSGI server serves: this machine only,
+    a proxy on this machine relaying for another included."""
+
+    def call(self, remote, **headers):
+        statuses = []
+        environ = dict({'REMOTE_ADDR': remote}, **{
+            'HTTP_' + name.upper(): value for name, value in headers.items()})
+        body = b''.join(wsgi.LoopbackOnly(_served)(
+            environ, lambda status, _headers: statuses.append(status)))
+        return statuses[0], body
+
+    @ddt.data(('127.0.0.1', {}), ('::1', {}),
+              ('127.0.0.1', {'x_forwarded_for': '127.0.0.1'}),
+              ('127.0.0.1', {'forwarded': 'for="[::1]:4711";proto=http'}))
+    @ddt.unpack
+    def test_callers_on_this_machine_are_served(self, remote, headers):
+        self.assertEqual(('200 OK', b'served'), self.call(remote, **headers))
+
+    @ddt.data(('192.0.2.7', {}, '192.0.2.7'),
+              ('127.0.0.1', {'x_forwarded_for': '192.0.2.7, 127.0.0.1'},
+               '192.0.2.7'),
+              ('127.0.0.1', {'forwarded': 'for="[2001:db8::1]:4711"'},
+               '2001:db8::1'),
+              ('127.0.0.1', {'forwarded': 'by=127.0.0.1;For=192.0.2.8:80'},
+               '192.0.2.8'),
+              ('127.0.0.1', {'x_real_ip': '198.51.100.1'}, '198.51.100.1'),
+              ('127.0.0.1', {'x_forwarded_for': 'unknown'}, 'unknown'))
+    @ddt.unpack
+    def test_a_caller_elsewhere_is_refused_naming_it(self, remote, headers,
+                                                     named):
+        status, body = self.call(remote, **headers)
+        self.assertEqual('403 Forbidden', status)
+        self.assertIn(named.encode(), body)
+        self.assertIn(b'allow_noauth_off_loopback', body)

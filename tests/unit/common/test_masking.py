@@ -77,3 +77,49 @@ class MaskTest(testtools.TestCase):
         self.assertFalse(masking.path_is_secret(
             ['settings', '1', 'value'], document))
         self.assertTrue(masking.path_is_secret(['bmc_password']))
+
+    def test_a_config_drive_is_masked_whole_whatever_its_type(self):
+        for drive in ('H4sICAAAA...', {'meta_data': {'public_keys': {}}}):
+            self.assertEqual({'configdrive': M, 'root_gb': 10},
+                             masking.mask({'configdrive': drive,
+                                           'root_gb': 10}))
+
+    def test_a_string_value_is_masked_as_oslo_masks_it(self):
+        # What strutils.mask_dict_password does to a value, as Ironic
+        # shows instance_info: a password on a command line.
+        self.assertEqual(
+            {'kernel_append_params': 'console=ttyS0 password=%s nofb' % M},
+            masking.mask({'kernel_append_params':
+                          'console=ttyS0 password=hunter2 nofb'}))
+
+
+class MaskTextTest(testtools.TestCase):
+
+    def test_the_urls_in_a_text_keep_all_but_their_secrets(self):
+        self.assertEqual(
+            'Download of https://s.example/o?temp_url_sig=%s&e=1 from '
+            'https://admin:%s@10.0.0.9/x failed' % (M, M),
+            masking.mask_text(
+                'Download of https://s.example/o?temp_url_sig=ab12&e=1 from '
+                'https://admin:hunter2@10.0.0.9/x failed'))
+
+    def test_a_lone_user_in_a_url_is_a_token(self):
+        self.assertEqual('git clone https://%s@git.example/r' % M,
+                         masking.mask_text(
+                             'git clone https://ghp_x1y2@git.example/r'))
+
+    def test_what_oslo_masks_in_a_text_is_masked(self):
+        for text, masked in (
+                ('--password hunter2 --user u', '--password %s --user u' % M),
+                ('{"token": "t0k"}', '{"token": "%s"}' % M),
+                ("'admin_pass': 'x'", "'admin_pass': '%s'" % M)):
+            self.assertEqual(masked, masking.mask_text(text))
+
+    def test_plain_text_is_left_as_it_is(self):
+        for text in ('image checksum mismatch', 'uses token rotation',
+                     'http://10.0.0.1/img.raw', 'AdminPassword', ''):
+            self.assertIs(text, masking.mask_text(text))
+
+    def test_a_masked_text_stays_as_it_is(self):
+        text = masking.mask_text('https://a:b@h/?temp_url_sig=c')
+        self.assertEqual(text, masking.mask_text(text))

@@ -1,4 +1,5 @@
-"""Any text logs safely: a lone surrogate does not break a log line."""
+"""Any text logs safely: a lone surrogate does not break a log line, and
+no line shows a secret."""
 
 import io
 import logging
@@ -48,6 +49,32 @@ class SafeLogTest(testtools.TestCase):
         self.assertEqual(1, len(logger.handlers[0].filters))
         logger.warning('n\u00e9e %d', 5)
         self.assertEqual('n\u00e9e 5\n', self.written(stream))
+
+    def test_a_secret_in_a_line_is_masked(self):
+        logger, stream = self.handler()
+        safe_log.install(logger)
+        logger.warning('download of %s failed (%s)',
+                       'https://swift.example/v1/o?temp_url_sig=c0ffee'
+                       '&temp_url_expires=9', 'password=hunter2')
+        written = self.written(stream)
+        self.assertNotIn('c0ffee', written)
+        self.assertNotIn('hunter2', written)
+        self.assertIn('temp_url_sig=******&temp_url_expires=9', written)
+
+    def test_a_secret_in_a_logged_exception_is_masked(self):
+        logger, stream = self.handler()
+        handler = logger.handlers[0]
+        handler.setFormatter(logging.Formatter('%(message)s'))
+        safe_log.install(logger)
+        try:
+            raise RuntimeError('cannot reach https://admin:hunter2@bmc/')
+        except RuntimeError:
+            logger.exception('the BMC failed')
+        written = self.written(stream)
+        self.assertNotIn('hunter2', written)
+        self.assertIn('RuntimeError: cannot reach https://admin:******@bmc/',
+                      written)
+        self.assertIn('Traceback', written)
 
 
 class _StderrCapture(fixtures.Fixture):

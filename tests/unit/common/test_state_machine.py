@@ -25,7 +25,9 @@ class TransitionTest(oslotest_base.BaseTestCase):
         (s.AVAILABLE, s.EVENT_DONE, 'deploy, manage'),
         (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild'),
         (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, fail, resume'),
-        (s.MANAGEABLE, s.EVENT_DEPLOY, 'clean, provide'),
+        (s.MANAGEABLE, s.EVENT_DEPLOY, 'clean, inspect, provide'),
+        (s.INSPECTWAIT, s.EVENT_MANAGE, 'abort, done, fail, resume'),
+        (s.INSPECTFAIL, s.EVENT_DEPLOY, 'inspect, manage'),
         (s.DEPLOYING, s.EVENT_RESUME, 'done, fail, wait'),
     )
     @ddt.unpack
@@ -70,10 +72,35 @@ class TransitionTest(oslotest_base.BaseTestCase):
         self.assertEqual(s.DEPLOYING,
                          state_machine.next_state(s.DEPLOYFAIL, event))
 
-    @ddt.data(s.CLEANWAIT, s.DEPLOYWAIT)
+    @ddt.data(s.CLEANWAIT, s.DEPLOYWAIT, s.INSPECTWAIT)
     def test_an_operator_may_abort_a_flow_that_waits(self, state):
         self.assertIn(state_machine.next_state(state, s.EVENT_ABORT),
                       s.FAILURE_STATES)
+
+    def test_an_inspection_heads_back_to_manageable(self):
+        walked, state, target = [], s.MANAGEABLE, None
+        for event in (s.EVENT_INSPECT, s.EVENT_WAIT, s.EVENT_RESUME,
+                      s.EVENT_DONE):
+            new = state_machine.next_state(state, event)
+            target = state_machine.target_after(state, target, new)
+            state = new
+            walked.append((state, target))
+        self.assertEqual([(s.INSPECTING, s.MANAGEABLE),
+                          (s.INSPECTWAIT, s.MANAGEABLE),
+                          (s.INSPECTING, s.MANAGEABLE),
+                          (s.MANAGEABLE, None)], walked)
+
+    @ddt.data(s.INSPECTING, s.INSPECTWAIT)
+    def test_an_inspection_can_fail_while_running_or_waiting(self, state):
+        self.assertEqual(s.INSPECTFAIL,
+                         state_machine.next_state(state, s.EVENT_FAIL))
+
+    @ddt.data((s.EVENT_MANAGE, s.MANAGEABLE), (s.EVENT_INSPECT, s.INSPECTING))
+    @ddt.unpack
+    def test_a_failed_inspection_is_managed_or_inspected_again(
+            self, event, state):
+        self.assertEqual(state,
+                         state_machine.next_state(s.INSPECTFAIL, event))
 
     def test_manual_cleaning_keeps_heading_back_to_manageable(self):
         walked, target = [], s.MANAGEABLE
@@ -112,7 +139,8 @@ class InvariantTest(oslotest_base.BaseTestCase):
 
     def test_every_provision_state_is_in_the_machine(self):
         provision_states = set(s.STABLE_STATES + s.WORKING_STATES
-                               + step_kinds.WAIT_STATES + s.FAILURE_STATES)
+                               + step_kinds.WAIT_STATES + (s.INSPECTWAIT,)
+                               + s.FAILURE_STATES)
         self.assertEqual(provision_states,
                          set(state_machine.MACHINE.states))
 

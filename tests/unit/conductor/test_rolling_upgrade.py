@@ -258,3 +258,47 @@ class PinnedTo07Test(_UpgradeTestCase):
         path = node.driver_internal_info['agent_verify_ca']
         with open(path) as kept:
             self.assertIn('BEGIN CERTIFICATE', kept.read())
+
+
+class PinnedTo010Test(_UpgradeTestCase):
+    """Release 0.11 brought inspection (RPC 1.6, NodeInventory) and the
+    node's shard and parent_node (Node 1.5)."""
+
+    def test_pinned_to_0_10_a_node_goes_out_as_1_4_and_inspect_is_refused(
+            self):
+        parent = self.create_node(name='host')
+        node = self.create_node(name='dpu', shard='rack-a',
+                                parent_node=parent.uuid)
+        self.config(pin_release_version='0.10')
+        serializer = objects_base.IronicStepsObjectSerializer()
+        primitive = serializer.serialize_entity(
+            self.context, objects.Node.get(self.context, node.uuid))
+        self.assertEqual('1.4', primitive['ironic_steps_object.version'])
+        self.assertNotIn('shard', primitive['ironic_steps_object.data'])
+        self.assertNotIn('parent_node', primitive['ironic_steps_object.data'])
+        # Received by an unpinned conductor, it keeps what it never saw.
+        self.config(pin_release_version=None)
+        received = serializer.deserialize_entity(self.context, primitive)
+        received.extra = {'rack': 'r1'}
+        rpcapi.ConductorAPI().update_node(self.context, received)
+        stored = objects.Node.get(self.context, node.uuid)
+        self.assertEqual(('rack-a', parent.uuid, {'rack': 'r1'}),
+                         (stored.shard, stored.parent_node, stored.extra))
+
+        self.config(pin_release_version='0.10')
+        pinned = rpcapi.ConductorAPI()
+        pinned.do_provisioning_action(self.context, node.uuid, 'manage')
+        self.wait_for_state(node, states.MANAGEABLE)
+        exc = self.assertRaises(exception.NotInPinnedRelease,
+                                pinned.inspect_hardware, self.context,
+                                node.uuid)
+        self.assertIn('0.11', str(exc))
+
+    def test_unpinned_an_inspection_runs_on_the_nodes_conductor(self):
+        node = self.create_node()
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        self.wait_for_state(node, states.MANAGEABLE)
+        self.rpcapi.inspect_hardware(self.context, node.uuid)
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertIsNotNone(node.inspection_finished_at)
+        self.assertEqual(8, node.properties['cpus'])

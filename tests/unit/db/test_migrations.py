@@ -34,13 +34,16 @@ ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT = 'a5c7e9b13d20'
 CREATE_NODE_STEP_HISTORY = '3a7d9e2c5b81'
 ADD_NODE_BOOT_MODE = 'c4e1a7d5b920'
 ADD_BIOS_REGISTRY = '7e7ad8d4ad75'
+CREATE_NODE_INVENTORY = '5c0bd2215f21'
+ADD_NODE_SHARD_AND_PARENT = '80005d9f58ab'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
              CREATE_BIOS_SETTINGS, CREATE_CONDUCTOR_HARDWARE_INTERFACES,
              CREATE_NODE_RESOURCES, CREATE_ALLOCATIONS,
              ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT, CREATE_NODE_STEP_HISTORY,
-             ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY]
+             ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY, CREATE_NODE_INVENTORY,
+             ADD_NODE_SHARD_AND_PARENT]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -273,6 +276,37 @@ class MigrationWalkTest(base.TestCase):
                 models.BIOSSetting.__table__)).one()._mapping
         self.assertEqual(('BootMode', 'Uefi'), (row['name'], row['value']))
         self.assertEqual(dict.fromkeys(facts), {f: row[f] for f in facts})
+
+    def test_existing_nodes_are_in_no_shard_have_no_parent_nor_inventory(
+            self):
+        # Given a node at the release before (0.10)
+        migration.upgrade(ADD_BIOS_REGISTRY)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            # (The model's columns with defaults all exist at 0.10.)
+            connection.execute(sa.insert(models.Node.__table__).values(
+                uuid='2a6e3d1c-5b4f-4e7a-9c8d-0f1e2d3c4b5a',
+                driver='fake-hardware', provision_state='enroll'))
+        # When the revisions of 0.11 run
+        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
+        # Then it has no shard, parent or inventory; an inventory, once
+        # recorded, goes with its node
+        with engine.begin() as connection:
+            self.assertEqual((None, None), tuple(connection.execute(sa.text(
+                'SELECT shard, parent_node FROM nodes')).one()))
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM node_inventory')).scalar_one())
+            connection.execute(sa.text(
+                "INSERT INTO node_inventory (node_id, inventory_data, "
+                "plugin_data) SELECT id, '{}', '{}' FROM nodes"))
+            connection.execute(sa.text('DELETE FROM nodes'))
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM node_inventory')).scalar_one())
+        inspector = sa.inspect(engine)
+        self.assertEqual({'nodes_shard_idx', 'nodes_parent_node_idx'},
+                         {index['name'] for index in inspector.get_indexes(
+                             'nodes')} & {'nodes_shard_idx',
+                                          'nodes_parent_node_idx'})
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

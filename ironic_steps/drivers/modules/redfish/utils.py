@@ -3,7 +3,9 @@
 Every redfish interface goes through here:
 
 * :func:`parse_driver_info` checks ``driver_info`` and names the field
-  that is wrong (``GET /v1/nodes/{node}/validate`` shows it);
+  that is wrong (``GET /v1/nodes/{node}/validate`` shows it); where the
+  BMC may be, and which of its paths is a System, are
+  :mod:`ironic_steps.common.bmc_addresses`' rules;
 * :func:`get_system` returns the node's sushy System over a session that
   is kept and reused: a BMC allows few sessions, and logging in costs
   more than most requests.  At most ``[redfish] connection_cache_size``
@@ -17,14 +19,13 @@ Every redfish interface goes through here:
 import collections
 import contextlib
 import os
-import posixpath
 import threading
-import urllib.parse
 
 from oslo_log import log
 from oslo_utils import strutils
 import sushy
 
+from ironic_steps.common import bmc_addresses
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 
@@ -46,8 +47,6 @@ OPTIONAL_PROPERTIES = {
 }
 COMMON_PROPERTIES = {**REQUIRED_PROPERTIES, **OPTIONAL_PROPERTIES}
 
-_SYSTEMS_PREFIX = '/redfish/v1/Systems/'
-
 
 def _address(driver_info):
     address = driver_info.get('redfish_address')
@@ -59,38 +58,21 @@ def _address(driver_info):
         raise exception.InvalidParameterValue(
             err='driver_info/redfish_address must be a string URL, got a %s'
                 % type(address).__name__)
-    if '://' not in address:
-        address = 'https://' + address
-    parsed = urllib.parse.urlsplit(address)
-    if parsed.scheme not in ('http', 'https') or not parsed.hostname:
-        raise exception.InvalidParameterValue(
-            err='driver_info/redfish_address %r is not an http(s) URL of a '
-                'BMC' % (address,))
-    if parsed.username or parsed.password:
-        raise exception.InvalidParameterValue(
-            err='driver_info/redfish_address must not carry credentials; '
-                'use redfish_username and redfish_password')
-    return address.rstrip('/')
+    url, host = bmc_addresses.parse_address(address)
+    # Each time: a name may resolve elsewhere now, the networks may be new.
+    bmc_addresses.check_host(host)
+    return url
 
 
 def _system_id(driver_info):
     system_id = driver_info.get('redfish_system_id')
     if system_id is None:
         return None
-    if not isinstance(system_id, str) or not system_id.strip('/'):
+    if not isinstance(system_id, str):
         raise exception.InvalidParameterValue(
             err='driver_info/redfish_system_id must be a non-empty string, '
                 'got %r' % (system_id,))
-    if not system_id.startswith('/'):
-        system_id = _SYSTEMS_PREFIX + system_id
-    # Confined to the Redfish tree: a path of its own choosing on the
-    # BMC's host is not a System (and ../ would climb out of it).
-    if not posixpath.normpath(system_id).startswith(_SYSTEMS_PREFIX):
-        raise exception.InvalidParameterValue(
-            err='driver_info/redfish_system_id must name a System of the '
-                'BMC: an id, or a path under %s; got %r'
-                % (_SYSTEMS_PREFIX, system_id))
-    return system_id
+    return bmc_addresses.system_path(system_id)
 
 
 def _verify_ca(driver_info):

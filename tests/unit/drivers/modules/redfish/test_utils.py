@@ -52,6 +52,19 @@ class ParseDriverInfoTest(base.TestCase):
         ({'redfish_address': 'http://bmc',
           'redfish_system_id': '/redfish/v1/Systems/../Managers/1'},
          exception.InvalidParameterValue, 'redfish_system_id'),
+        ({'redfish_address': 'http://bmc',
+          'redfish_system_id': 'https://elsewhere.example/redfish/v1'},
+         exception.InvalidParameterValue, 'redfish_system_id'),
+        ({'redfish_address': 'http://bmc', 'redfish_system_id': '//h/x'},
+         exception.InvalidParameterValue, 'redfish_system_id'),
+        ({'redfish_address': 'http://bmc', 'redfish_system_id': '%2E%2E/x'},
+         exception.InvalidParameterValue, 'redfish_system_id'),
+        ({'redfish_address': 'http://bmc', 'redfish_system_id': '1?x=1'},
+         exception.InvalidParameterValue, 'redfish_system_id'),
+        ({'redfish_address': 'https://token@bmc'},
+         exception.InvalidParameterValue, 'redfish_address'),
+        ({'redfish_address': 'https://bmc:port'},
+         exception.InvalidParameterValue, 'redfish_address'),
         ({'redfish_address': 'http://bmc', 'redfish_verify_ca': 'maybe'},
          exception.InvalidParameterValue, 'redfish_verify_ca'),
         ({'redfish_address': 'http://bmc', 'redfish_verify_ca': 3},
@@ -70,6 +83,35 @@ class ParseDriverInfoTest(base.TestCase):
             node(redfish_address='https://admin:hunter2@bmc'))
         self.assertNotIn('hunter2', str(exc))
         self.assertIn('redfish_username', str(exc))
+
+    def test_a_bmc_outside_the_allowed_networks_is_refused(self):
+        self.config(allowed_bmc_networks=['10.20.0.0/16', 'fd00::/64'],
+                    group='redfish')
+        for address in ('https://10.20.3.4:8443', 'http://[fd00::5]',
+                        '10.20.0.1'):
+            utils.parse_driver_info(node(redfish_address=address))
+        for address, named in (('https://192.0.2.7', '192.0.2.7'),
+                               ('http://[fd01::5]', 'fd01::5'),
+                               ('http://[::ffff:192.0.2.7]', '192.0.2.7'),
+                               # a name, by every address it resolves to
+                               ('https://localhost:8000', '127.0.0.1')):
+            exc = self.assertRaises(
+                exception.InvalidParameterValue, utils.parse_driver_info,
+                node(redfish_address=address))
+            self.assertIn(named, str(exc))
+            self.assertIn('allowed_bmc_networks: 10.20.0.0/16, fd00::/64',
+                          str(exc))
+
+    def test_a_name_that_does_not_resolve_cannot_be_checked(self):
+        self.config(allowed_bmc_networks=['10.20.0.0/16'], group='redfish')
+        exc = self.assertRaises(
+            exception.InvalidParameterValue, utils.parse_driver_info,
+            node(redfish_address='https://bmc.invalid'))
+        self.assertIn('bmc.invalid, which does not resolve', str(exc))
+
+    def test_without_allowed_networks_any_bmc_will_do(self):
+        self.assertEqual('https://192.0.2.7', utils.parse_driver_info(
+            node(redfish_address='https://192.0.2.7'))['address'])
 
     def test_a_bad_password_is_named_by_type_only(self):
         exc = self.assertRaises(

@@ -1,0 +1,78 @@
+"""The redfish inspect interface against a real Redfish BMC emulator.
+
+A started conductor inspects a redfish node through sushy, over HTTP,
+against sushy-tools' emulator process with our backend; what the node
+gets is compared with what the BMC shows over plain HTTP.
+"""
+
+from ironic_steps.common import states
+from ironic_steps import objects
+from tests.functional import test_redfish_driver
+
+GIB = 1024 ** 3
+
+
+class RedfishInspectionTest(test_redfish_driver.RedfishTestCase):
+
+    def inspect(self, node, ends_in=states.MANAGEABLE):
+        self.rpcapi.inspect_hardware(self.context, node.uuid)
+        return self.wait_for_state(node, ends_in, timeout=30)
+
+    def members(self, link):
+        """The bodies of a collection's members, over plain HTTP."""
+        return [self.emulator.get(member['@odata.id']) for member in
+                self.emulator.get(link['@odata.id'])['Members']]
+
+    def test_the_bmcs_view_of_the_hardware_is_recorded(self):
+        node = self.manageable()
+        self.assertEqual('redfish', node.inspect_interface)
+        node = self.inspect(node)
+        self.assertIsNone(node.last_error)
+        system = self.emulator.system(self.system_id())
+        nic_mac, = [nic['MACAddress'].lower() for nic in self.members(
+            system['EthernetInterfaces'])]
+        # Logical CPUs, as Ironic counts them: every processor's threads.
+        threads = sum(int(processor['TotalThreads']) for processor in
+                      self.members(system['Processors']))
+        smallest_disk = min(int(drive.split(':')[1]) * 10 ** 9
+                            for drive in self.emulator.drives)
+        self.assertEqual(
+            {'cpus': threads, 'cpu_arch': 'x86_64',
+             'memory_mb': system['MemorySummary']['TotalSystemMemoryGiB']
+             * 1024,
+             'local_gb': int(smallest_disk / GIB) - 1,
+             'capabilities': 'boot_mode:uefi'}, node.properties)
+        inventory = objects.NodeInventory.get_by_node_id(
+            self.context, node.id).inventory_data
+        self.assertEqual({'cpu', 'memory', 'disks', 'interfaces',
+                          'system_vendor', 'boot'}, set(inventory))
+        self.assertEqual('Emulated Xeon', inventory['cpu']['model_name'])
+        self.assertEqual(len(self.emulator.drives), len(inventory['disks']))
+        self.assertEqual([nic_mac], [interface['mac_address'] for interface
+                                     in inventory['interfaces']])
+        self.assertEqual({'manufacturer': system['Manufacturer'],
+                          'system_uuid': system['UUID']},
+                         inventory['system_vendor'])
+        self.assertEqual({'current_boot_mode': 'uefi'}, inventory['boot'])
+        # The inventory names no NIC it booted from: every NIC gets a port
+        # (add_ports = pxe), none marked as booting, as in Ironic.
+        self.assertEqual([(nic_mac, False)], [
+            (port.address, port.pxe_enabled) for port in objects.Port.list(
+                self.context, filters={'node_uuid': node.uuid})])
+
+    def test_a_bmc_that_fails_leaves_the_node_inspect_failed(self):
+        node = self.manageable()
+        self.emulator.fail_requests(self.system_id(), status=500,
+                                    message='The BMC is on fire')
+        node = self.inspect(node, ends_in=states.INSPECTFAIL)
+        self.assertIn('Failed to inspect hardware of node %s' % node.uuid,
+                      node.last_error)
+        self.assertIn('The BMC is on fire', node.last_error)
+        self.assertNotIn('memory_mb', node.properties or {})
+        self.assertEqual([], objects.Port.list(
+            self.context, filters={'node_uuid': node.uuid}))
+        # Once the BMC answers, inspecting again works.
+        self.emulator.clear_faults()
+        node = self.inspect(node)
+        self.assertIsNone(node.last_error)
+        self.assertEqual(65536, node.properties['memory_mb'])

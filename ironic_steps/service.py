@@ -152,14 +152,14 @@ def _tls_context():
     """
     if not CONF.api.enable_ssl_api:
         return None
-    from ironic_steps.api import server
+    from ironic_steps.api import connections
     missing = [name for name in ('cert_file', 'key_file')
                if not CONF.api[name]]
     if missing:
         raise exception.APICannotServeTLS(reason='set %s' % ' and '.join(
             '[api] %s' % name for name in missing))
     try:
-        return server.tls_context(CONF.api.cert_file, CONF.api.key_file)
+        return connections.tls_context(CONF.api.cert_file, CONF.api.key_file)
     except OSError as exc:   # ssl.SSLError included
         raise exception.APICannotServeTLS(
             reason='cannot use [api] cert_file %s and key_file %s: %s' % (

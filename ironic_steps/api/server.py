@@ -54,23 +54,20 @@ request's body in ``wsgi.input`` with ``CONTENT_LENGTH`` set.
 """
 
 import collections
-import email.utils
 import errno
-import io
 import queue
-import resource
 import selectors
 import socket
 import ssl
-import sys
 import threading
 import time
-import urllib.parse
 
 from oslo_log import log
 
+from ironic_steps.api import connections
 from ironic_steps.api import errors
 from ironic_steps.api import http_request
+from ironic_steps.api import wsgi_exchange
 
 LOG = log.getLogger(__name__)
 
@@ -84,107 +81,11 @@ _CHECK_EVERY = 0.25
 #: Connections accepted per readiness of the listener before the others'
 #: events are looked at; the listener stays ready while more are pending.
 _ACCEPT_BATCH = 64
-_SOMAXCONN = '/proc/sys/net/core/somaxconn'
-_GENERIC_500 = ('An unexpected error prevented the server from fulfilling '
-                'the request; the details are in the server log.')
-#: What a non-blocking socket raises when it cannot go on now: for TLS,
-#: also when a record is incomplete or the peer must read first.
-_NOT_NOW = (BlockingIOError, InterruptedError, ssl.SSLWantReadError,
-            ssl.SSLWantWriteError)
-
-# What a connection is doing.
-_READING = 'reading'      # waiting for (the rest of) a request
-_RUNNING = 'running'      # its request is running; the I/O thread waits
-_WRITING = 'writing'      # its response is being sent
-_LINGERING = 'lingering'  # answered and closing: draining what comes
-
-
-def default_max_connections():
-    """Half the process's file descriptors: the rest stay for the database,
-    the message bus and logs."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return max(16, soft // 2)
-
-
-def default_backlog():
-    """The kernel's limit of a listen backlog, which caps any larger one.
-
-    Python's ``socket.SOMAXCONN`` is the C library's constant (128 with
-    older ones) even where the kernel allows more.
-    """
-    try:
-        with open(_SOMAXCONN) as limit:
-            return max(socket.SOMAXCONN, int(limit.read()))
-    except (OSError, ValueError):
-        return socket.SOMAXCONN
-
-
-def tls_context(cert_file, key_file):
-    """The TLS context of a server whose certificate (PEM, its chain after
-    it) and private key are in these files: TLS 1.2 or later, otherwise
-    the ``ssl`` module's defaults for a server.
-
-    :raises OSError: a file cannot be read; ``ssl.SSLError``: it holds no
-        certificate, or no key matching it.
-    """
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(cert_file, key_file)
-    return context
-
-
-def _peek(sock):
-    """Whether the client sent what has not been read yet (or closed)."""
-    if isinstance(sock, ssl.SSLSocket):
-        if sock.pending():
-            return True
-        # The encrypted bytes: SSLSocket.recv takes no flags.
-        return socket.socket.recv(sock, 1, socket.MSG_PEEK)
-    return sock.recv(1, socket.MSG_PEEK)
-
-
-class _Connection:
-    __slots__ = ('sock', 'address', 'buffer', 'reader', 'state', 'deadline',
-                 'started', 'out', 'close_after', 'events', 'since',
-                 'answered', 'handshaking')
-
-    def __init__(self, sock, address, max_body, now, timeout):
-        self.sock = sock
-        self.address = address
-        self.buffer = bytearray()
-        self.reader = http_request.RequestReader(max_body)
-        self.state = _READING
-        self.deadline = now + timeout
-        #: Whether part of a request has arrived (its deadline runs).
-        self.started = False
-        self.out = None
-        self.close_after = False
-        self.events = 0
-        self.since = now
-        #: Whether a response was sent on it (then idle means keep-alive).
-        self.answered = False
-        #: A TLS handshake is under way (see Server._handshake).
-        self.handshaking = isinstance(sock, ssl.SSLSocket)
-
-
-class _DateHeader:
-    """The Date header value, formatted once a second."""
-
-    def __init__(self):
-        self._second = None
-        self._value = None
-
-    def __call__(self):
-        second = int(time.time())
-        if second != self._second:
-            self._value = email.utils.formatdate(second, usegmt=True)
-            self._second = second
-        return self._value
 
 
 class Server:
     """A WSGI server for ``application`` on ``host``:``port``; over TLS
-    with ``tls``, an ``ssl.SSLContext`` (see :func:`tls_context`)."""
+    with ``tls``, an ``ssl.SSLContext`` (see :func:`connections.tls_context`)."""
 
     def __init__(self, application, host, port, threads=1, timeout=10,
                  max_body=1024 * 1024, max_connections=None, backlog=None,
@@ -199,8 +100,8 @@ class Server:
         self.threads = threads
         self.timeout = timeout
         self.max_body = max_body
-        self.max_connections = max_connections or default_max_connections()
-        self.backlog = backlog or default_backlog()
+        self.max_connections = max_connections or connections.default_max_connections()
+        self.backlog = backlog or connections.default_backlog()
         self.retry_after = retry_after
         self._listener = None
         self._lingering = 0
@@ -212,7 +113,7 @@ class Server:
         self._connections = {}
         self._stopping = False
         self._stopped = threading.Event()
-        self._date = _DateHeader()
+        self._date = wsgi_exchange.DateHeader()
         self._pool = []
         self._queue = None
         self._lane = None
@@ -329,11 +230,11 @@ class Server:
             self._selector.unregister(self._listener)
         self._listener.close()
         for conn in list(self._connections.values()):
-            if conn.state in (_READING, _LINGERING):
+            if conn.state in (connections.READING, connections.LINGERING):
                 self._close(conn)
 
     def _quiet(self):
-        return not any(conn.state in (_RUNNING, _WRITING)
+        return not any(conn.state in (connections.RUNNING, connections.WRITING)
                        for conn in self._connections.values())
 
     def _watch(self, conn, events):
@@ -367,8 +268,8 @@ class Server:
                 except OSError:
                     sock.close()   # gone already
                     continue
-            conn = _Connection(sock, address, self.max_body,
-                               time.monotonic(), self.timeout)
+            conn = connections.Connection(sock, address, self.max_body,
+                                          time.monotonic(), self.timeout)
             self._connections[sock.fileno()] = conn
             self._watch(conn, selectors.EVENT_READ)
             self._keep_within_limit(conn)
@@ -444,7 +345,7 @@ class Server:
         """The connection idle the longest, keep-alive ones first; None if
         every one has a request under way or on its way in."""
         candidates = [conn for conn in self._connections.values()
-                      if conn is not exclude and conn.state == _READING
+                      if conn is not exclude and conn.state == connections.READING
                       and not conn.started]
         candidates.sort(key=lambda conn: (not conn.answered, conn.since))
         for conn in candidates:
@@ -457,8 +358,8 @@ class Server:
         """Whether the client sent what the server has not read yet (or
         closed its side): then it is not idle."""
         try:
-            _peek(conn.sock)
-        except _NOT_NOW:
+            connections.peek(conn.sock)
+        except connections.NOT_NOW:
             return False
         except OSError:
             return True   # broken: its next readiness closes it
@@ -479,7 +380,7 @@ class Server:
             # readiness of the socket would announce.
             while data and self.tls is not None and conn.sock.pending():
                 data += conn.sock.recv(_RECV_SIZE)
-        except _NOT_NOW:
+        except connections.NOT_NOW:
             return
         except OSError:
             self._close(conn)
@@ -487,7 +388,7 @@ class Server:
         if not data:
             self._close(conn)
             return
-        if conn.state != _READING:
+        if conn.state != connections.READING:
             return   # lingering: what comes now is thrown away
         if not conn.started:
             conn.started = True
@@ -501,7 +402,7 @@ class Server:
         A loop, not recursion: a client may pipeline thousands of requests
         in one packet.
         """
-        while conn.state == _READING and conn.buffer:
+        while conn.state == connections.READING and conn.buffer:
             try:
                 request = conn.reader.feed(conn.buffer)
                 if request is None:
@@ -512,7 +413,7 @@ class Server:
             except http_request.HTTPError as exc:
                 self._answer_error(conn, exc)
                 return
-            conn.state = _RUNNING
+            conn.state = connections.RUNNING
             conn.since = time.monotonic()
             jobs = self._queue
             if jobs is None and self._lane is not None and self._is_long(
@@ -545,7 +446,7 @@ class Server:
         now = time.monotonic()
         conn.since = now
         if conn.out is not None:
-            conn.state = _WRITING
+            conn.state = connections.WRITING
             conn.deadline = now + self.timeout
             self._watch(conn, selectors.EVENT_WRITE)
             return
@@ -559,7 +460,7 @@ class Server:
             self._linger(conn)
             return
         now = time.monotonic()
-        conn.state = _READING
+        conn.state = connections.READING
         conn.since = now
         conn.answered = True
         conn.started = bool(conn.buffer)
@@ -577,7 +478,7 @@ class Server:
         except OSError:
             self._close(conn)
             return
-        conn.state = _LINGERING
+        conn.state = connections.LINGERING
         self._lingering += 1
         conn.deadline = time.monotonic() + _LINGER
         self._watch(conn, selectors.EVENT_READ)
@@ -585,13 +486,13 @@ class Server:
     def _expire(self, now):
         self._resume_accepting()
         for conn in list(self._connections.values()):
-            if conn.state == _RUNNING or now < conn.deadline:
+            if conn.state == connections.RUNNING or now < conn.deadline:
                 continue
-            if conn.state == _READING and conn.started:
+            if conn.state == connections.READING and conn.started:
                 self._answer_error(conn, http_request.HTTPError(
                     408, 'The request did not arrive whole within %d '
                          'seconds ([api] client_timeout).' % self.timeout))
-            elif conn.state == _READING and self._has_pending_bytes(conn):
+            elif conn.state == connections.READING and self._has_pending_bytes(conn):
                 # A request arrived since the last look: closing now would
                 # reset it unread.  It is read at the next readiness.
                 conn.deadline = now + self.timeout
@@ -606,7 +507,7 @@ class Server:
         if conn.events:
             self._selector.unregister(conn.sock)
             conn.events = 0
-        if conn.state == _LINGERING:
+        if conn.state == connections.LINGERING:
             self._lingering -= 1
         self._connections.pop(fileno, None)
         conn.sock.close()
@@ -617,7 +518,7 @@ class Server:
         """Send what the socket takes now; on any thread."""
         try:
             sent = conn.sock.send(conn.out)
-        except _NOT_NOW:
+        except connections.NOT_NOW:
             return
         except OSError:
             # The client went away: nothing more to send or read.
@@ -674,110 +575,19 @@ class Server:
         """Run ``request`` through the application and start sending."""
         keep_alive = request.keep_alive and not self._stopping
         try:
-            environ = self._environ(conn, request)
+            environ = wsgi_exchange.environ(
+                request, self.host, self.port,
+                conn.address[0] if conn.address else '', self.url_scheme,
+                multithread=self.threads > 1 or self._lane is not None)
         except http_request.HTTPError as exc:
-            status, headers, body = self._error(exc)
+            status, headers, body = wsgi_exchange.error_answer(exc)
             keep_alive = False
         else:
-            status, headers, body = self._call(environ)
+            status, headers, body = wsgi_exchange.call(self.application,
+                                                       environ)
         if request.method == 'HEAD':
             body = b''
-        conn.out = memoryview(
-            self._head(request, status, headers, body, keep_alive) + body)
+        conn.out = memoryview(wsgi_exchange.head(
+            request, status, headers, body, keep_alive, self._date()) + body)
         conn.close_after = not keep_alive
         self._send(conn)
-
-    def _error(self, exc):
-        return ('%d %s' % (exc.status.value, exc.status.phrase),
-                [('Content-Type', 'application/json')],
-                errors.body(exc.status.value, exc.message))
-
-    def _call(self, environ):
-        """(status, headers, body bytes) of the application's answer."""
-        answer = []
-        chunks = []
-
-        def start_response(status, headers, exc_info=None):
-            if exc_info is not None and answer:
-                raise exc_info[1].with_traceback(exc_info[2])
-            answer[:] = [status, headers]
-            return chunks.append
-
-        try:
-            result = self.application(environ, start_response)
-            try:
-                chunks.extend(chunk for chunk in result if chunk)
-            finally:
-                if hasattr(result, 'close'):
-                    result.close()
-            if not answer:
-                raise RuntimeError('the application did not call '
-                                   'start_response')
-        except Exception:
-            LOG.exception('Unexpected error in the API application')
-            return self._error(http_request.HTTPError(500, _GENERIC_500))
-        return answer[0], answer[1], b''.join(chunks)
-
-    def _environ(self, conn, request):
-        target = request.target
-        if not target.startswith('/'):
-            parts = urllib.parse.urlsplit(target)
-            if parts.scheme not in ('http', 'https') or not parts.netloc:
-                raise http_request.HTTPError(
-                    400, 'The request target must be a path (/v1/...).')
-            target = urllib.parse.urlunsplit(
-                ('', '', parts.path or '/', parts.query, ''))
-        path, _, query = target.partition('?')
-        environ = {
-            'REQUEST_METHOD': request.method,
-            'SCRIPT_NAME': '',
-            'PATH_INFO': urllib.parse.unquote_to_bytes(
-                path.partition('#')[0]).decode('latin-1'),
-            'QUERY_STRING': query.partition('#')[0],
-            'SERVER_NAME': self.host,
-            'SERVER_PORT': str(self.port),
-            'SERVER_PROTOCOL': request.version,
-            'REMOTE_ADDR': conn.address[0] if conn.address else '',
-            'wsgi.version': (1, 0),
-            'wsgi.url_scheme': self.url_scheme,
-            'wsgi.input': io.BytesIO(request.body),
-            'wsgi.input_terminated': True,
-            'wsgi.errors': sys.stderr,
-            'wsgi.multithread': self.threads > 1 or self._lane is not None,
-            'wsgi.multiprocess': False,
-            'wsgi.run_once': False,
-        }
-        if request.has_body:
-            environ['CONTENT_LENGTH'] = str(len(request.body))
-        for name, value in request.headers:
-            # Framing is the server's business; a name with '_' would read
-            # like one with '-' (X_User_Id for X-User-Id): both dropped.
-            if name in ('content-length', 'transfer-encoding') or (
-                    '_' in name):
-                continue
-            key = ('CONTENT_TYPE' if name == 'content-type'
-                   else 'HTTP_' + name.upper().replace('-', '_'))
-            environ[key] = ('%s,%s' % (environ[key], value)
-                            if key in environ else value)
-        return environ
-
-    def _head(self, request, status, headers, body, keep_alive):
-        lines = ['HTTP/1.1 %s\r\n' % status]
-        for name, value in headers:
-            lower = name.lower()
-            if lower in ('connection', 'transfer-encoding', 'keep-alive'):
-                continue   # the server's business
-            if lower == 'content-length' and request.method != 'HEAD':
-                continue   # written below, from the body itself
-            lines.append('%s: %s\r\n' % (name, value))
-        code = int(status[:3])
-        if request.method != 'HEAD' and code >= 200 and code not in (204,
-                                                                     304):
-            lines.append('Content-Length: %d\r\n' % len(body))
-        lines.append('Date: %s\r\n' % self._date())
-        if not keep_alive:
-            lines.append('Connection: close\r\n')
-        elif request.version == 'HTTP/1.0':
-            lines.append('Connection: keep-alive\r\n')
-        lines.append('\r\n')
-        return ''.join(lines).encode('latin-1')

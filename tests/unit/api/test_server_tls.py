@@ -16,7 +16,7 @@ import time
 
 import fixtures
 
-from ironic_steps.api import server
+from ironic_steps.api import connections
 from tests import self_signed
 from tests.unit.api import base
 from tests.unit.api import test_server
@@ -30,7 +30,7 @@ class TLSServerTest(test_server.ServedMixin, base.ApiTestCase):
     def setUp(self):
         directory = self.useFixture(fixtures.TempDir()).path
         self.cert, key = self_signed.certificate(directory)
-        self.tls = server.tls_context(self.cert, key)
+        self.tls = connections.tls_context(self.cert, key)
         super().setUp()
 
     def serve(self, application, **kwargs):

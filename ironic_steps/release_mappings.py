@@ -131,6 +131,16 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
     }),
+    # Adoption: the adopt provision target (API 1.17) and its states.
+    ('0.11', {
+        'api': '1.80',
+        'rpc': '1.5',
+        'objects': {'Node': ['1.4'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

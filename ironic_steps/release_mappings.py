@@ -133,7 +133,8 @@ RELEASE_MAPPING = collections.OrderedDict([
     }),
     # Inspection (RPC 1.6 inspect_hardware; the fake and redfish inspect
     # interfaces) and what it found (NodeInventory, API 1.81); node shards
-    # and parent nodes (Node 1.5: shard, parent_node; API 1.82, 1.83).
+    # and parent nodes (Node 1.5: shard, parent_node; API 1.82, 1.83);
+    # adoption (the adopt target, API 1.17, and its states).
     ('0.11', {
         'api': '1.83',
         'rpc': '1.6',

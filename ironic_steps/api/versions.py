@@ -39,6 +39,8 @@ implement it):
 * 1.14 - ``states`` link of nodes, ``properties`` link of drivers.
 * 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
+* 1.17 - the ``adopt`` provision target: a manageable node becomes
+  active without a deploy.
 * 1.20 - node ``network_interface`` field.
 * 1.21 - node ``resource_class`` field (read, create, update, filter).
 * 1.22 - the ``/v1/lookup`` and ``/v1/heartbeat/{node}`` endpoints for
@@ -159,6 +161,7 @@ MINOR_13_ABORT = 13
 MINOR_14_LINKS_NODESTATES_DRIVERPROPERTIES = 14
 MINOR_15_MANUAL_CLEAN = 15
 MINOR_16_DRIVER_FILTER = 16
+MINOR_17_ADOPT = 17
 MINOR_20_NETWORK_INTERFACE = 20
 MINOR_21_RESOURCE_CLASS = 21
 MINOR_22_LOOKUP_HEARTBEAT = 22

@@ -25,6 +25,7 @@ TARGETS = {
     s.DELETING: s.AVAILABLE,
     s.INSPECTING: s.MANAGEABLE,
     s.INSPECTWAIT: s.MANAGEABLE,
+    s.ADOPTING: s.ACTIVE,
 }
 
 _TRANSITIONS = (
@@ -75,6 +76,13 @@ _TRANSITIONS = (
     (s.DEPLOYFAIL, s.EVENT_DEPLOY, s.DEPLOYING),
     (s.DEPLOYFAIL, s.EVENT_REBUILD, s.DEPLOYING),
     (s.DEPLOYFAIL, s.EVENT_DELETE, s.DELETING),
+    # Adoption: a node already running its workload becomes active
+    # without a deploy; a failed adoption is retried, or given back.
+    (s.MANAGEABLE, s.EVENT_ADOPT, s.ADOPTING),
+    (s.ADOPTING, s.EVENT_DONE, s.ACTIVE),
+    (s.ADOPTING, s.EVENT_FAIL, s.ADOPTFAIL),
+    (s.ADOPTFAIL, s.EVENT_ADOPT, s.ADOPTING),
+    (s.ADOPTFAIL, s.EVENT_MANAGE, s.MANAGEABLE),
     # An active node can be redeployed in place or torn down.
     (s.ACTIVE, s.EVENT_REBUILD, s.DEPLOYING),
     (s.ACTIVE, s.EVENT_DELETE, s.DELETING),

@@ -18,6 +18,7 @@ CLEANING = 'cleaning'
 DEPLOYING = 'deploying'
 DELETING = 'deleting'
 INSPECTING = 'inspecting'
+ADOPTING = 'adopting'
 
 # Waiting for an asynchronous step to call back (agent heartbeat).
 CLEANWAIT = 'clean wait'
@@ -30,10 +31,12 @@ INSPECTWAIT = 'inspect wait'
 CLEANFAIL = 'clean failed'
 DEPLOYFAIL = 'deploy failed'
 INSPECTFAIL = 'inspect failed'
+ADOPTFAIL = 'adopt failed'
 
 #: A node may be deleted only when nothing runs on it and no user has it;
 #: its volume records change freely there too (elsewhere, powered off).
-DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, CLEANFAIL)
+DELETE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, CLEANFAIL,
+                         ADOPTFAIL)
 
 # An allocation (not a node) is being processed until it holds a node
 # (ACTIVE) or failed to find one (ERROR, its last_error says why).
@@ -44,14 +47,16 @@ ALLOCATION_STATES = (ALLOCATING, ACTIVE, ERROR)
 NOSTATE = None
 
 STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR)
-FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, INSPECTFAIL, ERROR)
+FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, INSPECTFAIL, ADOPTFAIL, ERROR)
 #: A conductor holds (or held, if it died) the node's lock in these states.
-WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING, INSPECTING)
+WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING, INSPECTING,
+                  ADOPTING)
 
 # Events.  API "targets" map onto these in the API layer.
 EVENT_MANAGE = 'manage'
 EVENT_PROVIDE = 'provide'
 EVENT_DEPLOY = 'deploy'
+EVENT_ADOPT = 'adopt'
 EVENT_REBUILD = 'rebuild'
 EVENT_DELETE = 'delete'
 EVENT_CLEAN = 'clean'

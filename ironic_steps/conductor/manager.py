@@ -21,6 +21,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.common import step_kinds
+from ironic_steps.conductor import adoption
 from ironic_steps.conductor import agent_heartbeat
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import allocations
@@ -309,7 +310,7 @@ class ConductorManager:
 
     @_expected
     def do_provisioning_action(self, context, node_id, action):
-        """``manage``, ``provide`` or ``abort`` a node."""
+        """``manage``, ``provide``, ``adopt`` or ``abort`` a node."""
         if action == states.EVENT_ABORT:
             return self._abort(context, node_id)
         with self._reserve_worker() as worker, self._acquire(
@@ -320,6 +321,8 @@ class ConductorManager:
             elif action == states.EVENT_PROVIDE:
                 node_updates.check_not_retired(task.node, 'provided')
                 cleaning.start_cleaning(task, worker)
+            elif action == states.EVENT_ADOPT:
+                adoption.start_adoption(task, worker)
             elif action == states.EVENT_MANAGE:
                 task.process_event(action)
                 task.node.last_error = None
@@ -327,7 +330,7 @@ class ConductorManager:
             else:
                 raise exception.InvalidParameterValue(
                     err='Unknown provisioning action %r; use manage, '
-                        'provide or abort' % (action,))
+                        'provide, adopt or abort' % (action,))
 
     def _abort(self, context, node_id):
         with self._acquire(context, node_id, purpose='abort') as task:

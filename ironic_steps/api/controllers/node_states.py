@@ -46,6 +46,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 blueprint = flask.Blueprint('node_states', __name__,
                             url_prefix='/v1/nodes/<ident>/states')
@@ -62,6 +63,9 @@ class _Target:
     since: tuple = versions.MIN_VERSION
     #: The body keys besides ``target`` it takes -> their version.
     extras: dict = dataclasses.field(default_factory=dict)
+    #: The release of ours that brought it, when that is later than its
+    #: version (refused while the services are pinned before it).
+    release: str | None = None
 
 
 _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
@@ -93,6 +97,9 @@ _TARGETS = {
                          1, versions.MINOR_15_MANUAL_CLEAN),
                          'disable_ramdisk': (
                              1, versions.MINOR_70_CLEAN_DISABLE_RAMDISK)}),
+    'adopt': _Target('do_provisioning_action',
+                     {'action': states.EVENT_ADOPT},
+                     since=(1, versions.MINOR_17_ADOPT), release='0.11'),
     'abort': _Target('do_provisioning_action',
                      {'action': states.EVENT_ABORT},
                      since=(1, versions.MINOR_13_ABORT)),
@@ -140,6 +147,12 @@ def _target(request_body, version):
             feature='Provision target %r' % name,
             needed=versions.to_string(target.since),
             version=versions.to_string(version))
+    if target.release and release_mappings.pinned_before(CONF,
+                                                         target.release):
+        raise exception.InvalidParameterValue(
+            err='Provision target %r arrives in release %s; the services '
+                'are pinned to %s' % (name, target.release,
+                                      CONF.pin_release_version))
     return name, target
 
 

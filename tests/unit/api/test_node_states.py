@@ -76,9 +76,9 @@ class ProvisionTest(base.ApiTestCase):
 
     def test_an_unknown_target_is_400_listing_the_valid_ones(self):
         self.create_node(name='node-1')
-        response = self.provision('node-1', 'adopt')
-        self.assertError(response, 400, 'adopt', 'manage', 'provide',
-                         'active', 'rebuild', 'deleted', 'inspect')
+        response = self.provision('node-1', 'rescue')
+        self.assertError(response, 400, 'rescue', 'manage', 'provide',
+                         'active', 'rebuild', 'deleted', 'inspect', 'adopt')
 
     def test_unknown_body_keys_are_400(self):
         self.create_node(name='node-1')
@@ -102,6 +102,44 @@ class ProvisionTest(base.ApiTestCase):
         self.assertEqual(states.ACTIVE, body['target_provision_state'])
         self.assertEqual(node.provision_updated_at.isoformat(),
                          body['provision_updated_at'])
+
+
+class AdoptTest(base.ApiTestCase):
+
+    def manageable(self):
+        node = self.make_available(name='node-1')
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        return self.wait_for_state(node, states.MANAGEABLE)
+
+    def test_adopt_makes_a_manageable_node_active(self):
+        node = self.manageable()
+        response = self.put('/v1/nodes/node-1/states/provision',
+                            version='1.17', json={'target': 'adopt'})
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.ACTIVE)
+
+    def test_adopt_is_a_target_from_1_17(self):
+        node = self.manageable()
+        response = self.put('/v1/nodes/node-1/states/provision',
+                            version='1.16', json={'target': 'adopt'})
+        self.assertError(response, 406, 'adopt', '1.17')
+        self.assertEqual(states.MANAGEABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_adopt_from_another_state_is_refused_naming_it(self):
+        self.make_available(name='node-1')
+        response = self.put('/v1/nodes/node-1/states/provision',
+                            version='1.17', json={'target': 'adopt'})
+        self.assertError(response, 400, "'available'", 'adopt')
+
+    def test_pinned_before_0_11_adopt_is_refused(self):
+        node = self.manageable()
+        self.config(pin_release_version='0.10')
+        response = self.put('/v1/nodes/node-1/states/provision',
+                            version='1.17', json={'target': 'adopt'})
+        self.assertError(response, 400, 'adopt', '0.11', '0.10')
+        self.assertEqual(states.MANAGEABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
 
 
 @ddt.ddt

@@ -25,7 +25,7 @@ class TransitionTest(oslotest_base.BaseTestCase):
         (s.AVAILABLE, s.EVENT_DONE, 'deploy, manage'),
         (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild'),
         (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, fail, resume'),
-        (s.MANAGEABLE, s.EVENT_DEPLOY, 'clean, inspect, provide'),
+        (s.MANAGEABLE, s.EVENT_DEPLOY, 'adopt, clean, inspect, provide'),
         (s.INSPECTWAIT, s.EVENT_MANAGE, 'abort, done, fail, resume'),
         (s.INSPECTFAIL, s.EVENT_DEPLOY, 'inspect, manage'),
         (s.DEPLOYING, s.EVENT_RESUME, 'done, fail, wait'),

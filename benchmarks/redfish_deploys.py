@@ -29,7 +29,7 @@ ironic-steps, then on OpenStack Ironic 39 (``~/ironic-anchor/venv``,
 ``ironic-redfish.conf``, started and stopped by PID through
 ``/work/shared/bench/start_ironic_anchor.sh``), each on fresh emulators;
 the template's steps then run before ``deploy.deploy`` on both (see
-``STEPS_BEFORE_DEPLOY``) and the ratios are printed.  README.md, "Ironic
+``STEPS_BEFORE_DEPLOY``) and the ratios are printed.  benchmarks/README.md, "Ironic
 39's redfish against the same emulator", says what else differs.
 
 ``--poller``: the poller's own cost, in-process (the way

@@ -254,7 +254,7 @@ class Service:
             # worker computes, gets it back only after a switch interval:
             # 5 ms by default made a node GET take 22 ms beside a page of
             # 1,000 ports; 1 ms makes it 8 ms, at no cost measured to the
-            # deploy rate (benchmarks/README.md, "port-heavy").
+            # deploy rate (benchmarks/HISTORY.md, "port-heavy").
             sys.setswitchinterval(_SWITCH_INTERVAL)
         threading.Thread(target=self.server.serve, name='api-server',
                          daemon=True).start()

@@ -134,7 +134,7 @@ opts = [
                             'its holder, then the reservation column')],
                help='Where node locks are taken (new in 0.6). Every '
                     'conductor must use the same backend (the API takes '
-                    'no locks). See README.md, "Node lock backends".'),
+                    'no locks). See doc/source/admin/lock-backends.rst.'),
     cfg.StrOpt('lock_backend_url',
                secret=True,
                help='The tooz URL of the lock service when lock_backend is '

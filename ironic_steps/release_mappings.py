@@ -134,10 +134,12 @@ RELEASE_MAPPING = collections.OrderedDict([
     # Inspection (RPC 1.6 inspect_hardware; the fake and redfish inspect
     # interfaces) and what it found (NodeInventory, API 1.81); node shards
     # and parent nodes (Node 1.5: shard, parent_node; API 1.82, 1.83);
-    # adoption (the adopt target, API 1.17, and its states).
+    # adoption (the adopt target, API 1.17, and its states); rescue (RPC
+    # 1.7 do_node_rescue, do_node_unrescue; the rescue and unrescue
+    # targets, API 1.38; fake-hardware's fake rescue interface).
     ('0.11', {
         'api': '1.83',
-        'rpc': '1.6',
+        'rpc': '1.7',
         'objects': {'Node': ['1.5'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
                     'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],

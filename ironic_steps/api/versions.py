@@ -57,7 +57,8 @@ implement it):
 * 1.36 - heartbeats may carry ``agent_version``.
 * 1.37 - node ``traits`` field and the ``/v1/nodes/{node}/traits``
   endpoints.
-* 1.38 - node ``rescue_interface`` field.
+* 1.38 - node ``rescue_interface`` field; the ``rescue`` (with
+  ``rescue_password``) and ``unrescue`` provision targets.
 * 1.39 - ``inspect wait`` is shown as such (before: ``inspecting``).
 * 1.40 - node ``bios_interface`` field; the ``/v1/nodes/{node}/bios``
   endpoints (a node's cached BIOS settings).

@@ -26,6 +26,8 @@ TARGETS = {
     s.INSPECTING: s.MANAGEABLE,
     s.INSPECTWAIT: s.MANAGEABLE,
     s.ADOPTING: s.ACTIVE,
+    s.RESCUING: s.RESCUE,
+    s.UNRESCUING: s.ACTIVE,
 }
 
 _TRANSITIONS = (
@@ -83,6 +85,24 @@ _TRANSITIONS = (
     (s.ADOPTING, s.EVENT_FAIL, s.ADOPTFAIL),
     (s.ADOPTFAIL, s.EVENT_ADOPT, s.ADOPTING),
     (s.ADOPTFAIL, s.EVENT_MANAGE, s.MANAGEABLE),
+    # Rescue: an active node boots its rescue environment; unrescue boots
+    # its instance again.  Either may be retried after a failure, or the
+    # node torn down.  (No rescue interface here waits for an agent yet:
+    # Ironic's "rescue wait" comes with one.)
+    (s.ACTIVE, s.EVENT_RESCUE, s.RESCUING),
+    (s.RESCUING, s.EVENT_DONE, s.RESCUE),
+    (s.RESCUING, s.EVENT_FAIL, s.RESCUEFAIL),
+    (s.RESCUE, s.EVENT_RESCUE, s.RESCUING),
+    (s.RESCUE, s.EVENT_UNRESCUE, s.UNRESCUING),
+    (s.UNRESCUING, s.EVENT_DONE, s.ACTIVE),
+    (s.UNRESCUING, s.EVENT_FAIL, s.UNRESCUEFAIL),
+    (s.RESCUEFAIL, s.EVENT_RESCUE, s.RESCUING),
+    (s.RESCUEFAIL, s.EVENT_UNRESCUE, s.UNRESCUING),
+    (s.UNRESCUEFAIL, s.EVENT_RESCUE, s.RESCUING),
+    (s.UNRESCUEFAIL, s.EVENT_UNRESCUE, s.UNRESCUING),
+    (s.RESCUE, s.EVENT_DELETE, s.DELETING),
+    (s.RESCUEFAIL, s.EVENT_DELETE, s.DELETING),
+    (s.UNRESCUEFAIL, s.EVENT_DELETE, s.DELETING),
     # An active node can be redeployed in place or torn down.
     (s.ACTIVE, s.EVENT_REBUILD, s.DEPLOYING),
     (s.ACTIVE, s.EVENT_DELETE, s.DELETING),

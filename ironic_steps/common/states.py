@@ -19,6 +19,8 @@ DEPLOYING = 'deploying'
 DELETING = 'deleting'
 INSPECTING = 'inspecting'
 ADOPTING = 'adopting'
+RESCUING = 'rescuing'
+UNRESCUING = 'unrescuing'
 
 # Waiting for an asynchronous step to call back (agent heartbeat).
 CLEANWAIT = 'clean wait'
@@ -26,12 +28,17 @@ DEPLOYWAIT = 'wait call-back'
 # Waiting for the hardware to report what it has (an inspection that
 # finishes later, such as one a ramdisk reports to).
 INSPECTWAIT = 'inspect wait'
+# Rescue: the node runs its rescue environment instead of its instance;
+# its user logs in with the rescue password.
+RESCUE = 'rescue'
 
 # Failure states: the last operation failed; last_error says why.
 CLEANFAIL = 'clean failed'
 DEPLOYFAIL = 'deploy failed'
 INSPECTFAIL = 'inspect failed'
 ADOPTFAIL = 'adopt failed'
+RESCUEFAIL = 'rescue failed'
+UNRESCUEFAIL = 'unrescue failed'
 
 #: A node may be deleted only when nothing runs on it and no user has it;
 #: its volume records change freely there too (elsewhere, powered off).
@@ -46,17 +53,20 @@ ALLOCATION_STATES = (ALLOCATING, ACTIVE, ERROR)
 #: No target: the node is not moving towards anything.
 NOSTATE = None
 
-STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR)
-FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, INSPECTFAIL, ADOPTFAIL, ERROR)
+STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR, RESCUE)
+FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, INSPECTFAIL, ADOPTFAIL, RESCUEFAIL,
+                  UNRESCUEFAIL, ERROR)
 #: A conductor holds (or held, if it died) the node's lock in these states.
 WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING, INSPECTING,
-                  ADOPTING)
+                  ADOPTING, RESCUING, UNRESCUING)
 
 # Events.  API "targets" map onto these in the API layer.
 EVENT_MANAGE = 'manage'
 EVENT_PROVIDE = 'provide'
 EVENT_DEPLOY = 'deploy'
 EVENT_ADOPT = 'adopt'
+EVENT_RESCUE = 'rescue'
+EVENT_UNRESCUE = 'unrescue'
 EVENT_REBUILD = 'rebuild'
 EVENT_DELETE = 'delete'
 EVENT_CLEAN = 'clean'

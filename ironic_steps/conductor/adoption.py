@@ -28,12 +28,11 @@ RELEASE = '0.11'
 
 
 def check_release(node_uuid):
-    """:raises InvalidParameterValue: while pinned before :data:`RELEASE`."""
+    """:raises NotInPinnedRelease: while pinned before :data:`RELEASE`."""
     if release_mappings.pinned_before(CONF, RELEASE):
-        raise exception.InvalidParameterValue(
-            err='Node %s cannot be adopted: adoption arrives in release %s '
-                'and the services are pinned to %s' % (
-                    node_uuid, RELEASE, CONF.pin_release_version))
+        raise exception.NotInPinnedRelease(
+            feature='Adopting node %s' % node_uuid, needed=RELEASE,
+            pinned=CONF.pin_release_version)
 
 
 def start_adoption(task, worker):

@@ -26,9 +26,16 @@ import hmac
 import secrets
 import threading
 
+from oslo_log import log
+
 from ironic_steps.common import exception
+from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
+from ironic_steps.db import api as db_api
+from ironic_steps import objects
 from ironic_steps import release_mappings
+
+LOG = log.getLogger(__name__)
 
 TOKEN_KEY = 'agent_secret_token'
 #: Where the agent's heartbeat said it listens (a flow's agent's only).
@@ -73,6 +80,16 @@ def check(node, token):
         raise exception.InvalidAgentToken()
 
 
+def check_logged(node, token):
+    """:func:`check`, a refusal logged."""
+    try:
+        check(node, token)
+    except exception.InvalidAgentToken:
+        LOG.warning('Heartbeat for node %s refused: invalid or missing agent '
+                    'token', node.uuid)
+        raise
+
+
 class KnownTokens:
     """The tokens a conductor handed out or saw accepted, by node.
 
@@ -102,6 +119,42 @@ class KnownTokens:
     def knows(self, node_id, token):
         """Whether ``token`` is the one remembered for ``node_id``."""
         return _same(self._tokens.get(node_id), token)
+
+    def look_up(self, context, node_id):
+        """An agent's lookup: the node's token, handed out once.
+
+        Only a node in a flow that an agent serves can be looked up; any
+        other is not found, as in Ironic.  The token is stored with one
+        conditional statement instead of a lock and a save: only if no one
+        holds the node and its bookkeeping is still what was read (else
+        NodeLocked, and the agent looks up again, as it would anyway).
+
+        :returns: the token, or :data:`MASK` once it was handed out.
+        """
+        node = objects.Node.get_row(context, node_id)
+        if node.provision_state not in step_kinds.AGENT_STATES:
+            raise exception.NodeNotFound(node=node_id)
+        token, info = hand_out(node.driver_internal_info)
+        if info is None:
+            return token
+        if not db_api.get_instance().update_node_if_unchanged(
+                node.id, 'driver_internal_info', node.driver_internal_info,
+                info):
+            raise exception.NodeLocked(node=node.uuid,
+                                       host='another operation')
+        self.remember(node_id, token)
+        return token
+
+    def check_before_lock(self, context, node_id, token):
+        """A heartbeat's token, before its node is locked: known, or
+        read from the node (then remembered).
+
+        :raises InvalidAgentToken: (logged) for any other.
+        """
+        if not required() or self.knows(node_id, token):
+            return
+        check_logged(objects.Node.get_row(context, node_id), token)
+        self.remember(node_id, token)
 
 
 def forget_agent(node):

@@ -36,6 +36,7 @@ from ironic_steps.conductor import node_updates
 from ironic_steps.conductor import power
 from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
+from ironic_steps.conductor import rescue
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -68,7 +69,7 @@ class ConductorManager:
     of the previous release keep working with it during an upgrade.
     """
 
-    RPC_API_VERSION = '1.6'
+    RPC_API_VERSION = '1.7'
     target = messaging.Target(version=RPC_API_VERSION)
 
     def __init__(self, host=None, wait_for_locks=True):
@@ -391,6 +392,21 @@ class ConductorManager:
                                            disable_ramdisk)
 
     @_expected
+    def do_node_rescue(self, context, node_id, rescue_password):
+        """Rescue a node (RPC 1.7): see :mod:`rescue`.  A request that
+        cannot be honoured changes nothing."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='node rescue') as task:
+            rescue.start_rescue(task, worker, rescue_password)
+
+    @_expected
+    def do_node_unrescue(self, context, node_id):
+        """Unrescue a node (RPC 1.7): see :mod:`rescue`."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='node unrescue') as task:
+            rescue.start_unrescue(task, worker)
+
+    @_expected
     def do_node_tear_down(self, context, node_id):
         with self._reserve_worker() as worker, self._acquire(
                 context, node_id, purpose='node tear down') as task:
@@ -535,28 +551,9 @@ class ConductorManager:
 
     @_expected
     def get_node_with_token(self, context, node_id):
-        """An agent's lookup: the node's agent token, handed out once.
-
-        Only a node in a flow that an agent serves can be looked up; any
-        other is not found, as in Ironic.  The token is stored with one
-        conditional statement instead of a lock and a save: only if no one
-        holds the node and its bookkeeping is still what was read (else
-        NodeLocked, and the agent looks up again, as it would anyway).
-        :returns: the token, or its mask once it was handed out.
-        """
-        node = objects.Node.get_row(context, node_id)
-        if node.provision_state not in step_kinds.AGENT_STATES:
-            raise exception.NodeNotFound(node=node_id)
-        token, info = agent_tokens.hand_out(node.driver_internal_info)
-        if info is None:
-            return token
-        if not self._dbapi.update_node_if_unchanged(
-                node.id, 'driver_internal_info', node.driver_internal_info,
-                info):
-            raise exception.NodeLocked(node=node.uuid,
-                                       host='another operation')
-        self._known_tokens.remember(node_id, token)
-        return token
+        """An agent's lookup: the node's agent token, handed out once
+        (:meth:`agent_token.KnownTokens.look_up`)."""
+        return self._known_tokens.look_up(context, node_id)
 
     @_expected
     def heartbeat(self, context, node_id, callback_url=None,
@@ -577,7 +574,9 @@ class ConductorManager:
         from before tokens cannot pass one on (``agent_token`` is not sent
         at all), so during a rolling upgrade its heartbeats go unchecked.
         """
-        self._check_token_before_lock(context, node_id, agent_token)
+        if agent_token is not _NOT_SENT:
+            self._known_tokens.check_before_lock(context, node_id,
+                                                 agent_token)
         with self._reserve_worker() as worker:
             try:
                 task = self._acquire(context, node_id, retry=False,
@@ -590,26 +589,9 @@ class ConductorManager:
                           node_id)
                 return
             with task:
-                _check_token(task.node, agent_token)
+                if agent_token is not _NOT_SENT:
+                    agent_tokens.check_logged(task.node, agent_token)
                 agent_heartbeat.handle(
                     task, worker, callback_url=callback_url,
                     agent_version=agent_version,
                     agent_verify_ca=agent_verify_ca)
-
-    def _check_token_before_lock(self, context, node_id, token):
-        if (token is _NOT_SENT or not agent_tokens.required()
-                or self._known_tokens.knows(node_id, token)):
-            return
-        _check_token(objects.Node.get_row(context, node_id), token)
-        self._known_tokens.remember(node_id, token)
-
-
-def _check_token(node, token):
-    if token is _NOT_SENT:
-        return
-    try:
-        agent_tokens.check(node, token)
-    except exception.InvalidAgentToken:
-        LOG.warning('Heartbeat for node %s refused: invalid or missing agent '
-                    'token', node.uuid)
-        raise

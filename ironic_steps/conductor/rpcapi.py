@@ -31,6 +31,8 @@ add the new version to ``release_mappings.py``):
   change_node_secure_boot (the node API to 1.80)
 * 1.6 - inspect_hardware (the ``inspect`` provision target, and
   ``abort`` from ``inspect wait``; the node API to 1.83)
+* 1.7 - do_node_rescue, do_node_unrescue (the ``rescue`` and
+  ``unrescue`` provision targets)
 """
 
 import oslo_messaging as messaging
@@ -61,7 +63,7 @@ HEARTBEAT_TIMEOUT = 10
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.6'
+    RPC_API_VERSION = '1.7'
 
     def __init__(self):
         self._client = None
@@ -227,6 +229,18 @@ class ConductorAPI:
         """Inspect a manageable (or inspect failed) node in a worker."""
         self._check_can_send('1.6', 'Inspection')
         return self._call(context, 'inspect_hardware', '1.6', route=node_id,
+                          node_id=node_id)
+
+    def do_node_rescue(self, context, node_id, rescue_password):
+        """Boot an active node into its rescue environment."""
+        self._check_can_send('1.7', 'Rescue')
+        return self._call(context, 'do_node_rescue', '1.7', route=node_id,
+                          node_id=node_id, rescue_password=rescue_password)
+
+    def do_node_unrescue(self, context, node_id):
+        """Boot a rescued node back into its instance."""
+        self._check_can_send('1.7', 'Rescue')
+        return self._call(context, 'do_node_unrescue', '1.7', route=node_id,
                           node_id=node_id)
 
     def do_node_tear_down(self, context, node_id):

@@ -578,9 +578,28 @@ class NetworkInterface(BaseInterface):
 
 
 class RescueInterface(BaseInterface):
-    """Rescue mode (not run by ironic-steps: only ``no-rescue``)."""
+    """Rescue mode: the node boots an environment its user logs into
+    with the rescue password (``instance_info['rescue_password']``), and
+    back into its instance on unrescue."""
 
     interface_type = 'rescue'
+
+    def rescue(self, task):
+        """Boot the node into its rescue environment.
+
+        :returns: ``states.RESCUE`` once it runs (no interface here waits
+            for a rescue agent yet: Ironic's ``rescue wait``).
+        """
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension='rescue', interface=self.name)
+
+    def unrescue(self, task):
+        """Boot the node back into its instance.
+
+        :returns: ``states.ACTIVE``.
+        """
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension='rescue', interface=self.name)
 
 
 class StorageInterface(BaseInterface):

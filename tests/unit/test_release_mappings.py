@@ -60,7 +60,7 @@ class ReleaseMappingTest(testtools.TestCase):
         self.assertLess(as_tuple(oldest['api']), (1, 44))
         self.assertLess(as_tuple(oldest['rpc']), (1, 1))
 
-    def test_release_0_11_brings_inspection_shards_and_parents(self):
+    def test_release_0_11_brings_inspection_shards_parents_and_rescue(self):
         from ironic_steps import objects
         before, release = MAPPING['0.10'], MAPPING['0.11']
         self.assertNotIn('NodeInventory', before['objects'])
@@ -70,4 +70,4 @@ class ReleaseMappingTest(testtools.TestCase):
         self.assertFalse({'shard', 'parent_node'} & objects.Node
                          .fields_unknown_at(release['objects']['Node'][-1]))
         self.assertEqual(('1.80', '1.5'), (before['api'], before['rpc']))
-        self.assertEqual(('1.83', '1.6'), (release['api'], release['rpc']))
+        self.assertEqual(('1.83', '1.7'), (release['api'], release['rpc']))

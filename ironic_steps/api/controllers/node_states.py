@@ -100,6 +100,14 @@ _TARGETS = {
     'adopt': _Target('do_provisioning_action',
                      {'action': states.EVENT_ADOPT},
                      since=(1, versions.MINOR_17_ADOPT), release='0.11'),
+    'rescue': _Target('do_node_rescue', {},
+                      since=(1, versions.MINOR_38_RESCUE_INTERFACE),
+                      extras={'rescue_password': (
+                          1, versions.MINOR_38_RESCUE_INTERFACE)},
+                      release='0.11'),
+    'unrescue': _Target('do_node_unrescue', {},
+                        since=(1, versions.MINOR_38_RESCUE_INTERFACE),
+                        release='0.11'),
     'abort': _Target('do_provisioning_action',
                      {'action': states.EVENT_ABORT},
                      since=(1, versions.MINOR_13_ABORT)),
@@ -110,7 +118,7 @@ _TARGETS = {
 _INSPECT_ABORT_VERSION = versions.at(versions.MINOR_41_INSPECTION_ABORT)
 #: What a request body may name, at the versions that introduced it.
 _BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive',
-              'disable_ramdisk')
+              'disable_ramdisk', 'rescue_password')
 
 #: Power targets -> the version that accepts them.
 _POWER_TARGETS = {
@@ -149,10 +157,9 @@ def _target(request_body, version):
             version=versions.to_string(version))
     if target.release and release_mappings.pinned_before(CONF,
                                                          target.release):
-        raise exception.InvalidParameterValue(
-            err='Provision target %r arrives in release %s; the services '
-                'are pinned to %s' % (name, target.release,
-                                      CONF.pin_release_version))
+        raise exception.NotInPinnedRelease(
+            feature='Provision target %r' % name, needed=target.release,
+            pinned=CONF.pin_release_version)
     return name, target
 
 
@@ -182,6 +189,10 @@ def _extras(name, target, request_body, version):
     if name == 'clean' and 'clean_steps' not in extras:
         raise exception.MissingParameterValue(
             err='target clean needs clean_steps: the steps to run, in order')
+    if name == 'rescue' and 'rescue_password' not in extras:
+        raise exception.MissingParameterValue(
+            err='target rescue needs rescue_password: the password of the '
+                'rescue environment\'s user')
     if 'disable_ramdisk' in extras:
         extras['disable_ramdisk'] = _flag('disable_ramdisk',
                                           extras['disable_ramdisk'])

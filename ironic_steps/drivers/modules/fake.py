@@ -54,7 +54,7 @@ def _fail_if_asked(task, name):
                    % FAIL_STEP_KEY)
 
 
-def _simulate(task, step_name):
+def simulate(task, step_name):
     """Take ``[fake] step_delay`` seconds, failing if asked to."""
     if CONF.fake.step_delay:
         time.sleep(CONF.fake.step_delay)
@@ -125,7 +125,7 @@ class FakePower(base.PowerInterface):
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
         """Power the node on into the deployed instance."""
-        _simulate(task, 'power.boot_instance')
+        simulate(task, 'power.boot_instance')
         self.set_power_state(task, states.POWER_ON)
 
 
@@ -183,7 +183,7 @@ class FakeManagement(base.ManagementInterface):
     @base.deploy_step(priority=60)
     def set_instance_boot_device(self, task):
         """Make the node boot from its local disk from now on."""
-        _simulate(task, 'management.set_instance_boot_device')
+        simulate(task, 'management.set_instance_boot_device')
         self.set_boot_device(task, 'disk', persistent=True)
 
 
@@ -192,7 +192,7 @@ class FakeBoot(base.BootInterface):
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task):
         """Install the boot loader of the new instance."""
-        _simulate(task, 'boot.prepare_instance_boot')
+        simulate(task, 'boot.prepare_instance_boot')
 
 
 class FakeDeploy(base.DeployInterface):
@@ -200,7 +200,7 @@ class FakeDeploy(base.DeployInterface):
     @base.deploy_step(priority=100)
     def deploy(self, task):
         """Power off and boot the agent ramdisk."""
-        _simulate(task, 'deploy.deploy')
+        simulate(task, 'deploy.deploy')
         task.driver.power.set_power_state(task, states.POWER_OFF)
         task.driver.management.set_boot_device(task, 'pxe')
         task.driver.power.set_power_state(task, states.POWER_ON)
@@ -208,7 +208,7 @@ class FakeDeploy(base.DeployInterface):
     @base.deploy_step(priority=80)
     def write_image(self, task):
         """Ask the agent to write the image; it heartbeats when done."""
-        _simulate(task, 'deploy.write_image')
+        simulate(task, 'deploy.write_image')
         return _the_agent_finishes(task, 'deploy.write_image')
 
     def adopt_waiting(self, node_uuid, kind, step_index):
@@ -219,7 +219,7 @@ class FakeDeploy(base.DeployInterface):
     @base.clean_step(priority=10)
     def erase_devices_metadata(self, task):
         """Wipe partition tables so the next user starts clean."""
-        _simulate(task, 'deploy.erase_devices_metadata')
+        simulate(task, 'deploy.erase_devices_metadata')
 
     @base.clean_step(priority=0, abortable=True, argsinfo={
         'passes': {'description': 'How many times to overwrite every '
@@ -234,7 +234,7 @@ class FakeDeploy(base.DeployInterface):
                 passes < 1):
             raise exception.InvalidParameterValue(
                 err='passes must be a positive integer, got %r' % (passes,))
-        _simulate(task, 'deploy.erase_devices')
+        simulate(task, 'deploy.erase_devices')
         _remember(task, 'fake_erase_passes', passes)
         return _the_agent_finishes(task, 'deploy.erase_devices')
 
@@ -258,7 +258,7 @@ class FakeRaid(base.RAIDInterface):
         """Build the requested logical disks (by default the node's target
         RAID configuration) and record them in ``node.raid_config``."""
         raid_config = raid.layout_to_build(task, raid_config)
-        _simulate(task, 'raid.apply_configuration')
+        simulate(task, 'raid.apply_configuration')
         _remember(task, 'fake_raid_config', raid_config)
         task.node.raid_config = raid_config
 
@@ -311,7 +311,7 @@ class FakeBios(base.BiosInterface):
     def apply_configuration(self, task, settings):
         """Apply the requested BIOS settings."""
         applied = bios.requested_settings(settings)
-        _simulate(task, 'bios.apply_configuration')
+        simulate(task, 'bios.apply_configuration')
         _remember(task, 'fake_bios_settings', settings)
         held = bios.cached_settings(task)
         held.update(applied)
@@ -322,7 +322,7 @@ class FakeBios(base.BiosInterface):
     @base.clean_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task):
         """Reset every BIOS setting to the factory's."""
-        _simulate(task, 'bios.factory_reset')
+        simulate(task, 'bios.factory_reset')
         _remember(task, 'fake_bios_settings', [])
         bios.cache_settings(task, {})
 

@@ -66,11 +66,11 @@ class ValidateTest(base.ApiTestCase):
         body = self.get('/v1/nodes/node-1/validate').get_json()
         unsupported = {
             name: {'result': False, 'reason': body[name]['reason']}
-            for name in ('console', 'rescue')}
+            for name in ('console',)}
         self.assertEqual(dict({
             name: {'result': True, 'reason': None}
             for name in ('bios', 'boot', 'deploy', 'inspect', 'management',
-                         'network', 'power', 'raid', 'storage')},
+                         'network', 'power', 'raid', 'rescue', 'storage')},
             **unsupported), body)
         self.assertIn(node.uuid, body['console']['reason'])
         self.assertIn('no-console', body['console']['reason'])

@@ -1,5 +1,6 @@
 """Provision actions (PUT /v1/nodes/{node}/states/provision) and heartbeats."""
 
+import json
 import logging
 
 import ddt
@@ -76,9 +77,10 @@ class ProvisionTest(base.ApiTestCase):
 
     def test_an_unknown_target_is_400_listing_the_valid_ones(self):
         self.create_node(name='node-1')
-        response = self.provision('node-1', 'rescue')
-        self.assertError(response, 400, 'rescue', 'manage', 'provide',
-                         'active', 'rebuild', 'deleted', 'inspect', 'adopt')
+        response = self.provision('node-1', 'service')
+        self.assertError(response, 400, 'service', 'manage', 'provide',
+                         'active', 'rebuild', 'deleted', 'inspect', 'adopt',
+                         'rescue', 'unrescue')
 
     def test_unknown_body_keys_are_400(self):
         self.create_node(name='node-1')
@@ -137,9 +139,53 @@ class AdoptTest(base.ApiTestCase):
         self.config(pin_release_version='0.10')
         response = self.put('/v1/nodes/node-1/states/provision',
                             version='1.17', json={'target': 'adopt'})
-        self.assertError(response, 400, 'adopt', '0.11', '0.10')
+        self.assertError(response, 406, 'adopt', '0.11', '0.10')
         self.assertEqual(states.MANAGEABLE, objects.Node.get(
             self.context, node.uuid).provision_state)
+
+
+class RescueTest(base.ApiTestCase):
+
+    def active(self):
+        self.config(agent_delay=0, group='fake')
+        node = self.make_available(name='node-1', rescue_interface='fake')
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        return self.wait_for_state(node, states.ACTIVE)
+
+    def provision(self, body, version='1.38'):
+        return self.put('/v1/nodes/node-1/states/provision', version=version,
+                        json=body)
+
+    def test_rescue_and_unrescue_the_password_never_shown(self):
+        node = self.active()
+        response = self.provision({'target': 'rescue',
+                                   'rescue_password': 'pa55-word'})
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.RESCUE)
+        shown = self.get('/v1/nodes/node-1', version='latest').get_json()
+        self.assertEqual('rescue', shown['provision_state'])
+        self.assertNotIn('pa55-word', json.dumps(shown))
+        self.assertEqual('******',
+                         shown['instance_info']['rescue_password'])
+        response = self.provision({'target': 'unrescue'})
+        self.assertEqual(202, response.status_code, response.data)
+        self.wait_for_state(node, states.ACTIVE)
+
+    def test_rescue_needs_its_password_and_only_it_takes_one(self):
+        self.active()
+        self.assertError(self.provision({'target': 'rescue'}), 400,
+                         'rescue_password')
+        self.assertError(self.provision({'target': 'unrescue',
+                                         'rescue_password': 'x'}), 400,
+                         'rescue_password', 'unrescue')
+
+    def test_rescue_is_a_target_from_1_38(self):
+        self.active()
+        response = self.provision({'target': 'rescue',
+                                   'rescue_password': 'x'}, version='1.37')
+        self.assertError(response, 406, 'rescue', '1.38')
+        self.assertError(self.provision({'target': 'unrescue'},
+                                        version='1.37'), 406, 'unrescue')
 
 
 @ddt.ddt

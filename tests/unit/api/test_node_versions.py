@@ -135,7 +135,7 @@ class NewFieldsTest(base.ApiTestCase):
             'inspection_started_at': None, 'inspection_finished_at': None,
             'console_interface': 'no-console',
             'inspect_interface': 'fake', 'network_interface': 'noop',
-            'rescue_interface': 'no-rescue', 'storage_interface': 'noop',
+            'rescue_interface': 'fake', 'storage_interface': 'noop',
             'conductor_group': '', 'automated_clean': None,
             'protected': False, 'protected_reason': None,
             'conductor': 'test-conductor', 'owner': None,

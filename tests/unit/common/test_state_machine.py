@@ -23,7 +23,7 @@ class TransitionTest(oslotest_base.BaseTestCase):
     @ddt.data(
         (s.ENROLL, s.EVENT_DEPLOY, 'manage'),
         (s.AVAILABLE, s.EVENT_DONE, 'deploy, manage'),
-        (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild'),
+        (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild, rescue'),
         (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, fail, resume'),
         (s.MANAGEABLE, s.EVENT_DEPLOY, 'adopt, clean, inspect, provide'),
         (s.INSPECTWAIT, s.EVENT_MANAGE, 'abort, done, fail, resume'),
@@ -139,7 +139,8 @@ class InvariantTest(oslotest_base.BaseTestCase):
 
     def test_every_provision_state_is_in_the_machine(self):
         provision_states = set(s.STABLE_STATES + s.WORKING_STATES
-                               + step_kinds.WAIT_STATES + (s.INSPECTWAIT,)
+                               + step_kinds.WAIT_STATES
+                               + (s.INSPECTWAIT,)
                                + s.FAILURE_STATES)
         self.assertEqual(provision_states,
                          set(state_machine.MACHINE.states))

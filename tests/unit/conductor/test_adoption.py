@@ -70,7 +70,7 @@ class AdoptionTest(base.ConductorTestCase):
     def test_pinned_before_its_release_adoption_is_refused(self):
         node = self.manageable()
         self.config(pin_release_version='0.10')
-        exc = self.assertRaises(exception.InvalidParameterValue, self.adopt,
+        exc = self.assertRaises(exception.NotInPinnedRelease, self.adopt,
                                 node)
         self.assertIn('0.11', str(exc))
         stored = objects.Node.get(self.context, node.uuid)

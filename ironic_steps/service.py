@@ -206,9 +206,11 @@ class Service:
         # NodeLocked (409) at once rather than retried, as clients retry.
         self.manager = manager.ConductorManager(
             wait_for_locks=not self._embedded)
-        self.manager.start(context.get_admin_context())
-        # The machines of fake-hardware run their agent here.
+        # The machines of fake-hardware run their agent here: started
+        # first, since the conductor hands it the nodes already waiting for
+        # it as it starts (it retries until the conductor answers).
         fake_agent.start()
+        self.manager.start(context.get_admin_context())
         if CONF.rpc_transport == 'none':
             rpcapi.set_local_manager(self.manager)
         else:

@@ -196,8 +196,8 @@ class ConductorTestCase(TestCase):
         for group, options in self.conductor_config.items():
             self.config(group=group, **options)
         self.manager = manager.ConductorManager()
-        self.manager.start(self.context)
         fake_agent.start()
+        self.manager.start(self.context)
         rpcapi.set_local_manager(self.manager)
         self.addCleanup(rpcapi.set_local_manager, None)
         self.addCleanup(self.manager.stop)

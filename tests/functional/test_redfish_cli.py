@@ -109,13 +109,20 @@ class ValidateTest(RedfishCLITestCase):
         cases = [
             ('no-address', {'redfish_address': None},
              'driver_info/redfish_address is missing'),
-            ('ftp-address', {'redfish_address': 'ftp://bmc.example'},
-             "driver_info/redfish_address 'ftp://bmc.example' is not an "
-             "http(s) URL"),
             ('unsure-ca', {'redfish_verify_ca': 'maybe'},
              "driver_info/redfish_verify_ca must be true, false or the "
              "path of a CA bundle; 'maybe'"),
         ]
+        # An address that is no http(s) URL is refused when given, naming
+        # the field (it never reaches validation).
+        refused = self.client.run(
+            'node', 'create', '--driver', 'redfish', '--name', 'ftp-address',
+            '--driver-info', 'redfish_address=ftp://bmc.example',
+            check=False)
+        self.assertNotEqual(0, refused.returncode)
+        self.assertIn('driver_info/redfish_address', refused.stderr)
+        self.assertIn('is not an http(s) URL', refused.stderr)
+        self.assertNotIn('Traceback', refused.stderr)
         for name, driver_info, expected in cases:
             self.enrol(name, **driver_info)
             results = self.validation(name)

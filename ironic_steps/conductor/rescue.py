@@ -59,8 +59,9 @@ def start_rescue(task, worker, rescue_password):
     """Check, keep the password, and hand the rescue to ``worker``.
 
     :raises InvalidParameterValue: for a bad password; NotInPinnedRelease
-        while pinned before 0.11; UnsupportedDriverExtension for ``no-rescue``; what
-        the power or rescue interface's validation raises.
+        while pinned before 0.11; UnsupportedDriverExtension for
+        ``no-rescue``; what the power or rescue interface's validation
+        raises.
     """
     node = task.node
     _check_release(node.uuid, 'Rescuing')
@@ -74,21 +75,33 @@ def start_rescue(task, worker, rescue_password):
 
 def do_rescue(task):
     """Worker: boot the rescue environment."""
+    _run(task, task.driver.rescue.rescue, states.RESCUE, 'rescue')
+
+
+def _run(task, call, expected, action):
+    """Call the rescue interface's ``call`` and move the node by what it
+    answered: done when ``expected``, failed (``last_error`` naming the
+    node and the cause) on anything else or an error.  The password goes
+    once the node is active again, or when a rescue failed."""
     node = task.node
     try:
-        result = task.driver.rescue.rescue(task)
-        if result != states.RESCUE:
+        result = call(task)
+        if result != expected:
             raise exception.IronicStepsException(
                 'the rescue interface answered %r' % (result,))
     except Exception as exc:
-        LOG.warning('Rescue of node %s failed: %s', node.uuid, exc,
-                    exc_info=not isinstance(
+        LOG.warning('%s of node %s failed: %s', action.capitalize(),
+                    node.uuid, exc, exc_info=not isinstance(
                         exc, exception.IronicStepsException))
-        node.last_error = 'Failed to rescue node %s: %s' % (node.uuid, exc)
-        _forget_password(node)
+        node.last_error = 'Failed to %s node %s: %s' % (
+            action, node.uuid, exc)
+        if action == 'rescue':
+            _forget_password(node)
         task.process_event(states.EVENT_FAIL)
     else:
-        LOG.info('Node %s rescued', node.uuid)
+        LOG.info('Node %s: %s done, now %s', node.uuid, action, expected)
+        if expected == states.ACTIVE:
+            _forget_password(node)
         task.process_event(states.EVENT_DONE)
     task.save_and_release()
 
@@ -102,21 +115,4 @@ def start_unrescue(task, worker):
 
 def do_unrescue(task):
     """Worker: boot the instance again."""
-    node = task.node
-    try:
-        result = task.driver.rescue.unrescue(task)
-        if result != states.ACTIVE:
-            raise exception.IronicStepsException(
-                'the rescue interface answered %r' % (result,))
-    except Exception as exc:
-        LOG.warning('Unrescue of node %s failed: %s', node.uuid, exc,
-                    exc_info=not isinstance(
-                        exc, exception.IronicStepsException))
-        node.last_error = 'Failed to unrescue node %s: %s' % (
-            node.uuid, exc)
-        task.process_event(states.EVENT_FAIL)
-    else:
-        LOG.info('Node %s unrescued: active', node.uuid)
-        _forget_password(node)
-        task.process_event(states.EVENT_DONE)
-    task.save_and_release()
+    _run(task, task.driver.rescue.unrescue, states.ACTIVE, 'unrescue')

@@ -23,10 +23,7 @@ class NodeAdoptCLITest(test_openstack_client.CLITestCase):
 
     def test_adopting_an_available_node_is_refused_naming_the_state(self):
         _service, client = self.start_service()
-        client.run('node', 'create', '--driver', 'fake-hardware', '--name',
-                   'node-1')
-        client.run('node', 'manage', 'node-1', '--wait', '30')
-        client.run('node', 'provide', 'node-1', '--wait', '30')
+        self.enrol_and_provide(client, 'node-1')
         refused = client.run('node', 'adopt', 'node-1', check=False)
         self.assertNotEqual(0, refused.returncode)
         self.assertIn("'available'", refused.stderr)

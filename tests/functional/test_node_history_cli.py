@@ -11,12 +11,7 @@ class NodeHistoryCLITest(test_openstack_client.CLITestCase):
     def test_a_failed_deploy_reads_as_events_the_last_an_error(self):
         # Given a node whose deploy failed at boot.prepare_instance_boot
         service, client = self.start_service()
-        self.enrol_and_provide(client, 'bad-node', '--driver-info',
-                               'fake_fail_step=boot.prepare_instance_boot')
-        client.run('node', 'deploy', 'bad-node', '--wait', '30', check=False)
-        failed = self.wait_for(
-            client, 'bad-node',
-            lambda node: node['provision_state'] == 'deploy failed')
+        failed = self.failed_deploy(client, 'bad-node')
         # When the operator lists its history
         events = client.json('node', 'history', 'list', 'bad-node')
         # Then the cleaning that made it available, then the deploy's

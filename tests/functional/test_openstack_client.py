@@ -29,6 +29,16 @@ class CLITestCase(testtools.TestCase):
                          client.json('node', 'show', name)['provision_state'])
         return created
 
+    def failed_deploy(self, client, name, step='boot.prepare_instance_boot'):
+        """Enrol ``name``, make it available and deploy it, ``step``
+        failing (``fake_fail_step``): the node once ``deploy failed``."""
+        self.enrol_and_provide(client, name, '--driver-info',
+                               'fake_fail_step=%s' % step)
+        client.run('node', 'deploy', name, '--wait', '30', check=False)
+        return self.wait_for(
+            client, name,
+            lambda node: node['provision_state'] == 'deploy failed')
+
     def wait_for(self, client, name, predicate, timeout=30):
         deadline = time.monotonic() + timeout
         while True:

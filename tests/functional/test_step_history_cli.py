@@ -59,12 +59,7 @@ class StepHistoryCLITest(test_openstack_client.CLITestCase):
 
     def test_a_failed_step_is_in_the_history_with_its_error(self):
         _service, client = self.start_service()
-        self.enrol_and_provide(client, 'bad-node', '--driver-info',
-                               'fake_fail_step=boot.prepare_instance_boot')
-        client.run('node', 'deploy', 'bad-node', '--wait', '30', check=False)
-        failed = self.wait_for(
-            client, 'bad-node',
-            lambda node: node['provision_state'] == 'deploy failed')
+        failed = self.failed_deploy(client, 'bad-node')
         history = client.json('node', 'step', 'history', 'bad-node',
                               '--flow', 'deploy')
         self.assertEqual(FAKE_DEPLOY[:4], [e['Step'] for e in history])

@@ -179,6 +179,22 @@ class RescueTest(base.ApiTestCase):
                                          'rescue_password': 'x'}), 400,
                          'rescue_password', 'unrescue')
 
+    def test_the_password_reaches_no_log_and_a_bad_one_changes_nothing(
+            self):
+        node = self.active()
+        logs = self.useFixture(fixtures.FakeLogger(level=logging.DEBUG))
+        for bad in (None, '', '   ', {'password': 'x'}, ['x'], 42):
+            response = self.provision({'target': 'rescue',
+                                       'rescue_password': bad})
+            self.assertError(response, 400, 'rescue_password')
+            stored = objects.Node.get(self.context, node.uuid)
+            self.assertEqual(states.ACTIVE, stored.provision_state)
+            self.assertNotIn('rescue_password', stored.instance_info)
+        self.provision({'target': 'rescue',
+                        'rescue_password': 'n0t-in-any-log'})
+        self.wait_for_state(node, states.RESCUE)
+        self.assertNotIn('n0t-in-any-log', logs.output)
+
     def test_rescue_is_a_target_from_1_38(self):
         self.active()
         response = self.provision({'target': 'rescue',

@@ -216,7 +216,7 @@ class Service:
         else:
             from ironic_steps.common import rpc
             self.rpc_server = rpc.get_server(
-                CONF.host, [self.manager],
+                CONF.host, list(self.manager.endpoints),
                 objects_base.IronicStepsObjectSerializer())
             self.rpc_server.start()
 

@@ -253,7 +253,7 @@ class RPCConductors(fixtures.Fixture):
             self.managers[host] = manager.ConductorManager(host=host)
             self.managers[host].start(self.context)
             self.servers[host] = rpc.get_server(
-                host, [self.managers[host]],
+                host, list(self.managers[host].endpoints),
                 objects_base.IronicStepsObjectSerializer())
             self.servers[host].start()
             self.addCleanup(self.stop, host)

@@ -4,7 +4,9 @@ Each endpoint takes the node's lock (a task), checks the request against the
 node's state, records the state change and, for long work, hands the rest to
 a worker thread.  The flows themselves live in ``deployments``,
 ``cleaning``, ``verification`` and ``inspection``; this module only routes
-to them.
+to them.  Questions about a node's hardware are
+:mod:`hardware_endpoints`'s, an agent's lookup and heartbeats
+:mod:`agent_endpoints`'s.
 
 What the conductor does by itself (timeouts, crash recovery, take-over,
 the periodic tasks) is :mod:`housekeeping`'s, and its heartbeat is the
@@ -15,20 +17,19 @@ wires them to the endpoints' locks and workers.
 import threading
 
 from oslo_log import log
-import oslo_messaging as messaging
 
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
-from ironic_steps.common import step_kinds
 from ironic_steps.conductor import adoption
-from ironic_steps.conductor import agent_heartbeat
-from ironic_steps.conductor import agent_token as agent_tokens
+from ironic_steps.conductor import agent_endpoints
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import boot_settings
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import endpoint_base
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import hardware_endpoints
 from ironic_steps.conductor import housekeeping
 from ironic_steps.conductor import inspection
 from ironic_steps.conductor import locks
@@ -40,7 +41,6 @@ from ironic_steps.conductor import rescue
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
-from ironic_steps.conductor import validation
 from ironic_steps.conductor import verification
 from ironic_steps.conductor import workers
 from ironic_steps.conf import CONF
@@ -50,12 +50,7 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
-#: What a heartbeat from an API of a release before agent tokens carries.
-_NOT_SENT = object()
-
-#: Errors that answer a caller, not bugs: oslo.messaging returns them to
-#: the client without logging a server-side traceback.
-_expected = messaging.expected_exceptions(exception.IronicStepsException)
+_expected = endpoint_base.expected
 
 DELETE_ALLOWED_STATES = states.DELETE_ALLOWED_STATES
 #: The states a node may be created in: ``available`` for API < 1.11.
@@ -63,14 +58,12 @@ _INITIAL_STATES = (states.ENROLL, states.AVAILABLE)
 
 
 class ConductorManager:
-    """The conductor's RPC endpoints; see conductor/rpcapi.py for versions.
+    """The conductor's RPC endpoints for node records and provisioning,
+    and the service life they share with the other endpoint groups
+    (:attr:`endpoints`); see conductor/rpcapi.py for versions."""
 
-    The server accepts every 1.x call up to its own version, so conductors
-    of the previous release keep working with it during an upgrade.
-    """
-
-    RPC_API_VERSION = '1.7'
-    target = messaging.Target(version=RPC_API_VERSION)
+    RPC_API_VERSION = endpoint_base.RPC_API_VERSION
+    target = endpoint_base.target()
 
     def __init__(self, host=None, wait_for_locks=True):
         """:param wait_for_locks: whether a call that finds its node locked
@@ -80,7 +73,6 @@ class ConductorManager:
         self.host = host or CONF.host
         self._wait_for_locks = wait_for_locks
         self._dbapi = db_api.get_instance()
-        self._known_tokens = agent_tokens.KnownTokens()
         self._workers = None
         self._poller = None
         self._heart = None
@@ -90,6 +82,12 @@ class ConductorManager:
         #: UUIDs of the allocations this conductor is processing.
         self._allocations_in_hand = set()
         self._allocations_lock = threading.Lock()
+        #: Every object that answers this conductor's RPC calls.
+        self.endpoints = (
+            self,
+            hardware_endpoints.HardwareEndpoints(self.host, self._acquire),
+            agent_endpoints.AgentEndpoints(self._acquire,
+                                           self._reserve_worker))
 
     # --- service life ---------------------------------------------------
 
@@ -425,7 +423,7 @@ class ConductorManager:
                     state=task.node.provision_state)
             deployments.continue_node_deploy(task, worker)
 
-    # --- power, RAID, validation (RPC 1.2) --------------------------------
+    # --- power (RPC 1.2) -------------------------------------------------
 
     @_expected
     def change_node_power_state(self, context, node_id, new_state,
@@ -451,147 +449,3 @@ class ConductorManager:
                 context, node_id, purpose='changing secure boot') as task:
             boot_settings.start_change(task, worker,
                                        secure_boot=bool(new_state))
-
-    @_expected
-    def set_target_raid_config(self, context, node_id, target_raid_config):
-        """Store the RAID layout a node should get, once its RAID interface
-        accepted it; ``{}`` clears it.
-
-        :raises UnsupportedDriverExtension: if the node has no RAID.
-        :raises InvalidParameterValue: naming what is wrong in the layout.
-        """
-        with self._acquire(context, node_id,
-                           purpose='setting target RAID config') as task:
-            raid = task.driver.raid
-            if not hasattr(raid, 'validate_raid_config'):
-                raise exception.UnsupportedDriverExtension(
-                    node=task.node.uuid, extension='RAID',
-                    interface=task.node.raid_interface or 'none')
-            if target_raid_config:
-                raid.validate_raid_config(task, target_raid_config)
-            task.node.target_raid_config = target_raid_config
-            task.save_and_release()
-
-    @_expected
-    def validate_driver_interfaces(self, context, node_id):
-        """{interface: {'result': bool, 'reason': str or None}}."""
-        with task_manager.acquire(context, node_id, shared=True,
-                                  purpose='interface validation') as task:
-            return validation.validate_interfaces(task, self.host)
-
-    @_expected
-    def get_driver_properties(self, context, driver_name):
-        """{property: description} the driver's default interfaces read."""
-        return driver_factory.driver_properties(driver_name)
-
-    # --- a node's BMC, console and vendor extensions (RPC 1.3) ----------
-
-    @_expected
-    def get_boot_device(self, context, node_id):
-        """{'boot_device': name or None, 'persistent': bool or None}."""
-        with self._acquire(context, node_id,
-                           purpose='getting boot device') as task:
-            task.driver.management.validate(task)
-            return task.driver.management.get_boot_device(task)
-
-    @_expected
-    def set_boot_device(self, context, node_id, device, persistent=False):
-        """:raises InvalidParameterValue: for a device the node's
-            management does not support."""
-        with self._acquire(context, node_id,
-                           purpose='setting boot device') as task:
-            task.driver.management.validate(task)
-            task.driver.management.set_boot_device(task, device,
-                                                   persistent=persistent)
-            task.save_and_release()
-
-    @_expected
-    def get_supported_boot_devices(self, context, node_id):
-        with task_manager.acquire(context, node_id, shared=True,
-                                  purpose='listing boot devices') as task:
-            return task.driver.management.get_supported_boot_devices(task)
-
-    @_expected
-    def set_console_mode(self, context, node_id, enabled):
-        """Start or stop a node's console.
-
-        :raises UnsupportedDriverExtension: for a console interface that
-            cannot (``no-console``, the only one here), as its validation
-            says.
-        """
-        with self._acquire(context, node_id,
-                           purpose='setting console mode') as task:
-            task.driver.console.validate(task)
-            if bool(task.node.console_enabled) == enabled:
-                return
-            if enabled:
-                task.driver.console.start_console(task)
-            else:
-                task.driver.console.stop_console(task)
-            task.node.console_enabled = enabled
-            task.save_and_release()
-
-    @_expected
-    def get_node_vendor_passthru_methods(self, context, node_id):
-        with task_manager.acquire(context, node_id, shared=True,
-                                  purpose='listing vendor methods') as task:
-            return task.driver.vendor.vendor_routes()
-
-    @_expected
-    def get_driver_vendor_passthru_methods(self, context, driver_name):
-        return driver_factory.default_interface(
-            driver_name, 'vendor').driver_routes()
-
-    @_expected
-    def get_raid_logical_disk_properties(self, context, driver_name):
-        """{property: description} of a logical disk, for the default RAID
-        interface of ``driver_name``."""
-        return driver_factory.default_interface(
-            driver_name, 'raid').get_logical_disk_properties()
-
-    @_expected
-    def get_node_with_token(self, context, node_id):
-        """An agent's lookup: the node's agent token, handed out once
-        (:meth:`agent_token.KnownTokens.look_up`)."""
-        return self._known_tokens.look_up(context, node_id)
-
-    @_expected
-    def heartbeat(self, context, node_id, callback_url=None,
-                  agent_version=None, agent_token=_NOT_SENT,
-                  agent_verify_ca=None):
-        """An agent reports in; what that means is
-        :mod:`agent_heartbeat`'s (a waiting flow usually resumes).
-
-        The token is checked first, before any lock or write: against the
-        one this conductor handed out, else against the node's row
-        (:class:`agent_token.KnownTokens`).  Then the lock: a heartbeat
-        usually finds its node parked and unlocked, so that costs one
-        statement.  A heartbeat that finds
-        the node busy answers NodeLocked at once if the node is waiting
-        (agents heartbeat again shortly, so waiting here only ties a
-        thread), and nothing if it is not.  A heartbeat without the node's
-        agent token is refused and changes nothing; an API of a release
-        from before tokens cannot pass one on (``agent_token`` is not sent
-        at all), so during a rolling upgrade its heartbeats go unchecked.
-        """
-        if agent_token is not _NOT_SENT:
-            self._known_tokens.check_before_lock(context, node_id,
-                                                 agent_token)
-        with self._reserve_worker() as worker:
-            try:
-                task = self._acquire(context, node_id, retry=False,
-                                     purpose='heartbeat')
-            except exception.NodeLocked:
-                if objects.Node.get_row(context, node_id).provision_state in (
-                        step_kinds.WAIT_STATES):
-                    raise
-                LOG.debug('Heartbeat from busy node %s: nothing to resume',
-                          node_id)
-                return
-            with task:
-                if agent_token is not _NOT_SENT:
-                    agent_tokens.check_logged(task.node, agent_token)
-                agent_heartbeat.handle(
-                    task, worker, callback_url=callback_url,
-                    agent_version=agent_version,
-                    agent_verify_ca=agent_verify_ca)

@@ -41,6 +41,7 @@ from oslo_utils import versionutils
 from ironic_steps.common import exception
 from ironic_steps.common import rpc
 from ironic_steps.common import states
+from ironic_steps.conductor import endpoint_base
 from ironic_steps.conductor import registry
 from ironic_steps.conf import CONF
 from ironic_steps import objects
@@ -56,6 +57,17 @@ def set_local_manager(manager):
     _local_manager = manager
 
 
+def _local_method(name):
+    """The in-process conductor's endpoint method ``name``, found as
+    oslo.messaging's dispatcher finds it: in the first endpoint that has
+    it."""
+    for endpoint in _local_manager.endpoints:
+        method = getattr(endpoint, name, None)
+        if method is not None:
+            return method
+    raise AttributeError('No conductor endpoint has %s' % name)
+
+
 #: Seconds the API waits for a conductor's answer to a heartbeat.
 HEARTBEAT_TIMEOUT = 10
 
@@ -63,7 +75,7 @@ HEARTBEAT_TIMEOUT = 10
 class ConductorAPI:
     """Node ids given to these methods are UUIDs: they route the call."""
 
-    RPC_API_VERSION = '1.7'
+    RPC_API_VERSION = endpoint_base.RPC_API_VERSION
 
     def __init__(self):
         self._client = None
@@ -128,7 +140,7 @@ class ConductorAPI:
                 raise exception.TemporaryFailure(
                     'No conductor is running to handle %s' % method)
             try:
-                return getattr(_local_manager, method)(context, **kwargs)
+                return _local_method(method)(context, **kwargs)
             except messaging.ExpectedException as wrapped:
                 # oslo.messaging's server unwraps these; so must we.
                 raise wrapped.exc_info[1] from None

@@ -147,6 +147,19 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0']},
     }),
+    # Steps across a server's whole life: servicing (RPC 1.8
+    # do_node_service; Node 1.6 service_step; API 1.87), the hold step and
+    # the unhold verb (API 1.85).
+    ('0.12', {
+        'api': '1.87',
+        'rpc': '1.8',
+        'objects': {'Node': ['1.6'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

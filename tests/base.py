@@ -234,6 +234,14 @@ class ConductorTestCase(TestCase):
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'provide')
         return self.wait_for_state(node, 'available')
 
+    def make_active(self, **fields):
+        """A node deployed by fake-hardware, its agent played here."""
+        node = self.make_available(**fields)
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.wait_for_state(node, 'wait call-back')
+        self.agent_heartbeat(node)
+        return self.wait_for_state(node, 'active')
+
 
 class RPCConductors(fixtures.Fixture):
     """Conductors with their own oslo.messaging servers, in this process."""

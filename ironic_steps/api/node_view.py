@@ -34,9 +34,10 @@ FIELDS = (
     'maintenance_reason', 'fault', 'protected', 'protected_reason',
     'retired', 'retired_reason', 'automated_clean', 'last_error',
     'reservation', 'inspection_started_at', 'inspection_finished_at',
-    'clean_step', 'deploy_step', 'driver_info', 'driver_internal_info',
-    'instance_info', 'properties', 'extra', 'raid_config',
-    'target_raid_config', 'network_data', 'traits', 'boot_mode',
+    'clean_step', 'deploy_step', 'service_step', 'driver_info',
+    'driver_internal_info', 'instance_info', 'properties', 'extra',
+    'raid_config', 'target_raid_config', 'network_data', 'traits',
+    'boot_mode',
     'secure_boot', 'shard', 'parent_node',
     'bios_interface', 'boot_interface', 'console_interface',
     'deploy_interface', 'inspect_interface', 'management_interface',
@@ -86,6 +87,7 @@ _FIELD_VERSIONS = {
     'secure_boot': v.at(v.MINOR_75_NODE_BOOT_MODE),
     'shard': v.at(v.MINOR_82_NODE_SHARD),
     'parent_node': v.at(v.MINOR_83_PARENT_CHILD_NODES),
+    'service_step': v.at(v.MINOR_87_SERVICE),
 }
 
 #: Fields that are not columns of the node: computed when shown.
@@ -114,14 +116,15 @@ STATES_FIELDS = ('provision_state', 'target_provision_state',
                  'console_enabled', 'last_error', 'raid_config',
                  'target_raid_config')
 
-_DICT_FIELDS = frozenset(['clean_step', 'deploy_step', 'driver_info',
-                          'driver_internal_info', 'instance_info',
+_DICT_FIELDS = frozenset(['clean_step', 'deploy_step', 'service_step',
+                          'driver_info', 'driver_internal_info',
+                          'instance_info',
                           'properties', 'extra', 'raid_config',
                           'target_raid_config', 'network_data'])
 _TIME_FIELDS = frozenset(['provision_updated_at', 'created_at',
                           'updated_at', 'inspection_started_at',
                           'inspection_finished_at'])
-#: Fields that may hold secrets.  ``deploy_step`` and ``clean_step`` carry
+#: Fields that may hold secrets.  The ``*_step`` fields carry
 #: a step's ``args``, which may come from a deploy template's or a
 #: request's steps, whose credentials are as secret there as anywhere.
 #: ``network_data`` is free-form below its three lists (an operator may
@@ -130,7 +133,7 @@ _TIME_FIELDS = frozenset(['provision_updated_at', 'created_at',
 #: ``last_error`` quotes what failed, which may be a signed image URL.
 _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
                             'instance_info', 'deploy_step', 'clean_step',
-                            'network_data', 'last_error'])
+                            'service_step', 'network_data', 'last_error'])
 #: What a stored None shows, for fields whose None only means "a peer
 #: from before this field wrote the node".
 _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,

@@ -117,7 +117,11 @@ implement it):
 * 1.82 - node ``shard`` field; ``?shard`` and ``?sharded`` filters;
   ``GET /v1/shards``.
 * 1.83 - node ``parent_node`` field; ``?parent_node`` and
-  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``
+  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``.
+* 1.85 - the ``unhold`` provision target: a flow held by a ``hold`` step
+  goes on (from ``deploy hold``, ``clean hold``, ``service hold``).
+* 1.87 - servicing: the ``service`` provision target with
+  ``service_steps`` on an active node; node ``service_step`` field
   (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
@@ -216,9 +220,11 @@ MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
 MINOR_81_NODE_INVENTORY = 81
 MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
+MINOR_85_UNHOLD_VERB = 85
+MINOR_87_SERVICE = 87
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_83_PARENT_CHILD_NODES)
+_MAX_VERSION = (BASE_VERSION, MINOR_87_SERVICE)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

@@ -11,7 +11,6 @@ import sys
 from oslo_db import exception as db_exc
 from oslo_upgradecheck import upgradecheck
 
-from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps.db import api as db_api
@@ -22,8 +21,7 @@ Code = upgradecheck.Code
 Result = upgradecheck.Result
 
 #: A conductor restarted while it runs a node's steps fails that flow.
-_IN_FLIGHT = (states.WORKING_STATES + step_kinds.WAIT_STATES
-              + (states.INSPECTWAIT,))
+_IN_FLIGHT = step_kinds.UNDER_WAY_STATES
 
 
 def _needs_database(check):

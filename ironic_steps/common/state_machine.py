@@ -1,7 +1,8 @@
 """The provision state machine: which event moves a node from which state.
 
 The table below is read top to bottom as a node's life: enrol, verify,
-inspect, clean, deploy (with its wait call-back loop), tear down.  It is checked when
+inspect, clean, deploy (with its wait call-back loop), service, tear
+down.  It is checked when
 the module is imported: every state is reachable from ``enroll`` and no
 state is a trap without a way out.  Running the work behind a transition is
 the conductor's job, not this module's.
@@ -28,6 +29,11 @@ TARGETS = {
     s.ADOPTING: s.ACTIVE,
     s.RESCUING: s.RESCUE,
     s.UNRESCUING: s.ACTIVE,
+    s.DEPLOYHOLD: s.ACTIVE,
+    s.CLEANHOLD: s.AVAILABLE,
+    s.SERVICING: s.ACTIVE,
+    s.SERVICEWAIT: s.ACTIVE,
+    s.SERVICEHOLD: s.ACTIVE,
 }
 
 _TRANSITIONS = (
@@ -61,6 +67,11 @@ _TRANSITIONS = (
     # Manual cleaning: the operator's clean steps, back to manageable.
     (s.MANAGEABLE, s.EVENT_CLEAN, s.CLEANING),
     (s.CLEANING, s.EVENT_MANAGE, s.MANAGEABLE),
+    # A hold step parks the flow until an operator's unhold, which goes on
+    # with the next step (through the wait state, as a heartbeat would).
+    (s.CLEANING, s.EVENT_HOLD, s.CLEANHOLD),
+    (s.CLEANHOLD, s.EVENT_UNHOLD, s.CLEANWAIT),
+    (s.CLEANHOLD, s.EVENT_ABORT, s.CLEANFAIL),
     # An operator may stop a flow that waits for its agent.
     (s.CLEANWAIT, s.EVENT_ABORT, s.CLEANFAIL),
     # A node that failed cleaning goes back to the operator.
@@ -74,6 +85,9 @@ _TRANSITIONS = (
     (s.DEPLOYING, s.EVENT_FAIL, s.DEPLOYFAIL),
     (s.DEPLOYWAIT, s.EVENT_FAIL, s.DEPLOYFAIL),
     (s.DEPLOYWAIT, s.EVENT_ABORT, s.DEPLOYFAIL),
+    (s.DEPLOYING, s.EVENT_HOLD, s.DEPLOYHOLD),
+    (s.DEPLOYHOLD, s.EVENT_UNHOLD, s.DEPLOYWAIT),
+    (s.DEPLOYHOLD, s.EVENT_ABORT, s.DEPLOYFAIL),
     # A failed deploy may be retried, or the node torn down.
     (s.DEPLOYFAIL, s.EVENT_DEPLOY, s.DEPLOYING),
     (s.DEPLOYFAIL, s.EVENT_REBUILD, s.DEPLOYING),
@@ -103,6 +117,24 @@ _TRANSITIONS = (
     (s.RESCUE, s.EVENT_DELETE, s.DELETING),
     (s.RESCUEFAIL, s.EVENT_DELETE, s.DELETING),
     (s.UNRESCUEFAIL, s.EVENT_DELETE, s.DELETING),
+    # Servicing: an active node runs the operator's service steps,
+    # alternating with service wait, and is active again.  A failed
+    # servicing is serviced again, aborted back to active (the operator
+    # decides the node is fine), rescued or torn down.
+    (s.ACTIVE, s.EVENT_SERVICE, s.SERVICING),
+    (s.SERVICING, s.EVENT_WAIT, s.SERVICEWAIT),
+    (s.SERVICEWAIT, s.EVENT_RESUME, s.SERVICING),
+    (s.SERVICING, s.EVENT_DONE, s.ACTIVE),
+    (s.SERVICING, s.EVENT_FAIL, s.SERVICEFAIL),
+    (s.SERVICEWAIT, s.EVENT_FAIL, s.SERVICEFAIL),
+    (s.SERVICEWAIT, s.EVENT_ABORT, s.SERVICEFAIL),
+    (s.SERVICING, s.EVENT_HOLD, s.SERVICEHOLD),
+    (s.SERVICEHOLD, s.EVENT_UNHOLD, s.SERVICEWAIT),
+    (s.SERVICEHOLD, s.EVENT_ABORT, s.SERVICEFAIL),
+    (s.SERVICEFAIL, s.EVENT_SERVICE, s.SERVICING),
+    (s.SERVICEFAIL, s.EVENT_ABORT, s.ACTIVE),
+    (s.SERVICEFAIL, s.EVENT_RESCUE, s.RESCUING),
+    (s.SERVICEFAIL, s.EVENT_DELETE, s.DELETING),
     # An active node can be redeployed in place or torn down.
     (s.ACTIVE, s.EVENT_REBUILD, s.DEPLOYING),
     (s.ACTIVE, s.EVENT_DELETE, s.DELETING),

@@ -21,10 +21,17 @@ INSPECTING = 'inspecting'
 ADOPTING = 'adopting'
 RESCUING = 'rescuing'
 UNRESCUING = 'unrescuing'
+# Servicing: an active node runs the operator's service steps (API 1.87).
+SERVICING = 'servicing'
 
 # Waiting for an asynchronous step to call back (agent heartbeat).
 CLEANWAIT = 'clean wait'
 DEPLOYWAIT = 'wait call-back'
+SERVICEWAIT = 'service wait'
+# Held by a ``hold`` step until an operator's ``unhold`` (API 1.85).
+DEPLOYHOLD = 'deploy hold'
+CLEANHOLD = 'clean hold'
+SERVICEHOLD = 'service hold'
 # Waiting for the hardware to report what it has (an inspection that
 # finishes later, such as one a ramdisk reports to).
 INSPECTWAIT = 'inspect wait'
@@ -39,6 +46,7 @@ INSPECTFAIL = 'inspect failed'
 ADOPTFAIL = 'adopt failed'
 RESCUEFAIL = 'rescue failed'
 UNRESCUEFAIL = 'unrescue failed'
+SERVICEFAIL = 'service failed'
 
 #: A node may be deleted only when nothing runs on it and no user has it;
 #: its volume records change freely there too (elsewhere, powered off).
@@ -55,10 +63,10 @@ NOSTATE = None
 
 STABLE_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR, RESCUE)
 FAILURE_STATES = (CLEANFAIL, DEPLOYFAIL, INSPECTFAIL, ADOPTFAIL, RESCUEFAIL,
-                  UNRESCUEFAIL, ERROR)
+                  UNRESCUEFAIL, SERVICEFAIL, ERROR)
 #: A conductor holds (or held, if it died) the node's lock in these states.
 WORKING_STATES = (VERIFYING, CLEANING, DEPLOYING, DELETING, INSPECTING,
-                  ADOPTING, RESCUING, UNRESCUING)
+                  ADOPTING, RESCUING, UNRESCUING, SERVICING)
 
 # Events.  API "targets" map onto these in the API layer.
 EVENT_MANAGE = 'manage'
@@ -67,6 +75,9 @@ EVENT_DEPLOY = 'deploy'
 EVENT_ADOPT = 'adopt'
 EVENT_RESCUE = 'rescue'
 EVENT_UNRESCUE = 'unrescue'
+EVENT_SERVICE = 'service'
+EVENT_HOLD = 'hold'
+EVENT_UNHOLD = 'unhold'
 EVENT_REBUILD = 'rebuild'
 EVENT_DELETE = 'delete'
 EVENT_CLEAN = 'clean'

@@ -10,8 +10,8 @@ What tells one flow from another (the states it runs and waits in, where
 its progress is kept in ``driver_internal_info``, its timeout option) is
 declared once, in :data:`FLOWS`: the conductor runs every flow from it,
 and a driver that needs to know which flow its step belongs to reads it
-too (:func:`running_in`), never a table of its own.  A new flow
-(servicing) is one more entry.
+too (:func:`running_in`), never a table of its own.  Servicing was one
+more entry.
 """
 
 import dataclasses
@@ -22,7 +22,8 @@ from ironic_steps.common import states
 
 DEPLOY = 'deploy'
 CLEAN = 'clean'
-STEP_KINDS = (DEPLOY, CLEAN)
+SERVICE = 'service'
+STEP_KINDS = (DEPLOY, CLEAN, SERVICE)
 #: Step names Ironic reserves for the conductor, whatever the interface
 #: (``ironic_steps.conductor.reserved_steps``): no driver step has one.
 RESERVED_STEP_NAMES = frozenset(['hold', 'power_off', 'power_on', 'reboot',
@@ -48,17 +49,21 @@ class Flow:
     """One flow of steps: what distinguishes it from the others."""
 
     kind: str
-    #: The state a node runs this flow's steps in, and the one it waits in.
+    #: The state a node runs this flow's steps in, the one it waits in,
+    #: and the one a ``hold`` step parks it in until an operator's unhold.
     running_state: str
     wait_state: str
+    hold_state: str
     #: How log and error messages name the whole flow.
     name: str
     #: The [conductor] option: seconds a step may wait for its agent.
     timeout_option: str
     #: Whether an abort must wait for a step that is not abortable.
     abort_needs_abortable_step: bool
-    #: The deploy interface's method that undoes what it prepared for the
-    #: flow, called when every step is done (None: nothing to undo).
+    #: The deploy interface's methods that boot what runs the flow's steps
+    #: (its agent) before them, and undo that when every step is done
+    #: (None: the flow's own code does it).
+    prepare: str | None = None
     tear_down: str | None = None
     #: Where ``driver_internal_info`` says the flow runs without booting
     #: the agent (``disable_ramdisk``; None: the flow cannot).
@@ -102,26 +107,55 @@ class Flow:
 
 
 DEPLOY_FLOW = Flow(kind=DEPLOY, running_state=states.DEPLOYING,
-                   wait_state=states.DEPLOYWAIT, name='Deploy',
+                   wait_state=states.DEPLOYWAIT,
+                   hold_state=states.DEPLOYHOLD, name='Deploy',
                    timeout_option='deploy_callback_timeout',
                    abort_needs_abortable_step=False)
 CLEAN_FLOW = Flow(kind=CLEAN, running_state=states.CLEANING,
-                  wait_state=states.CLEANWAIT, name='Cleaning',
+                  wait_state=states.CLEANWAIT, hold_state=states.CLEANHOLD,
+                  name='Cleaning',
                   timeout_option='clean_callback_timeout',
                   abort_needs_abortable_step=True,
+                  prepare='prepare_cleaning',
                   tear_down='tear_down_cleaning',
                   disable_ramdisk_key='cleaning_disable_ramdisk')
+# Servicing (release 0.12) runs only the steps an operator asks for, on
+# an active node, as manual cleaning does on a manageable one; any
+# waiting step may be aborted (Ironic 35+), the node then being whole.
+SERVICE_FLOW = Flow(kind=SERVICE, running_state=states.SERVICING,
+                    wait_state=states.SERVICEWAIT,
+                    hold_state=states.SERVICEHOLD, name='Servicing',
+                    timeout_option='service_callback_timeout',
+                    abort_needs_abortable_step=False,
+                    prepare='prepare_service',
+                    tear_down='tear_down_service',
+                    disable_ramdisk_key='service_disable_ramdisk')
 
 #: Every flow, by the kind of step it runs.
-FLOWS = types.MappingProxyType({flow.kind: flow
-                                for flow in (DEPLOY_FLOW, CLEAN_FLOW)})
+FLOWS = types.MappingProxyType({flow.kind: flow for flow in (
+    DEPLOY_FLOW, CLEAN_FLOW, SERVICE_FLOW)})
 
 #: The states a node waits in, for its agent or a poll, in some flow.
 WAIT_STATES = tuple(flow.wait_state for flow in FLOWS.values())
-#: An agent serves the node in these states (a flow's running and waiting
-#: states), and may look it up.
+#: The states a hold step parks a node in, in some flow.
+HOLD_STATES = tuple(flow.hold_state for flow in FLOWS.values())
+#: A node is on its way somewhere in these states: a conductor works on
+#: it, or it waits (for its agent, a poll, the hardware, an operator's
+#: unhold).  Its driver and interfaces stay as they are meanwhile.
+UNDER_WAY_STATES = (states.WORKING_STATES + WAIT_STATES + HOLD_STATES
+                    + (states.INSPECTWAIT,))
+#: An agent serves the node in these states (a flow's running, waiting
+#: and held states), and may look it up.
 AGENT_STATES = tuple(state for flow in FLOWS.values()
-                     for state in flow.under_way)
+                     for state in (*flow.under_way, flow.hold_state))
+
+
+def held_in(provision_state):
+    """The flow a node in ``provision_state`` is held in, or None."""
+    for flow in FLOWS.values():
+        if flow.hold_state == provision_state:
+            return flow
+    return None
 
 
 def running_in(provision_state):

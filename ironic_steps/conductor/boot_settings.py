@@ -18,7 +18,6 @@ from oslo_log import log
 
 from ironic_steps.common import boot_modes
 from ironic_steps.common import exception
-from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps import release_mappings
@@ -26,8 +25,7 @@ from ironic_steps import release_mappings
 LOG = log.getLogger(__name__)
 
 #: States a change would interfere with: a flow or verification runs.
-_MOVING_STATES = (states.WORKING_STATES + step_kinds.WAIT_STATES
-                  + (states.INSPECTWAIT,))
+_MOVING_STATES = step_kinds.UNDER_WAY_STATES
 #: The release that brought the fields.
 _RELEASE = '0.10'
 

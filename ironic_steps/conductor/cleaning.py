@@ -15,7 +15,6 @@ order, alternating ``cleaning`` / ``clean wait`` for asynchronous ones.
 
 from oslo_log import log
 
-from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.conductor import step_runner
@@ -39,15 +38,7 @@ def do_node_clean(task):
     plan = steps.plan(task, base.CLEAN) if automated else []
     step_runner.store_plan(task, step_kinds.CLEAN_FLOW, plan)
     if automated:
-        return _prepare_then_run(task)
-    return step_runner.run(task, step_kinds.CLEAN_FLOW)
-
-
-def _prepare_then_run(task):
-    """Boot what runs the clean steps; run them now, or once its agent
-    reports (the plan is then made again, with the agent's steps)."""
-    if task.driver.deploy.prepare_cleaning(task) == states.CLEANWAIT:
-        return step_runner.wait(task, step_kinds.CLEAN_FLOW)
+        return step_runner.prepare_then_run(task, step_kinds.CLEAN_FLOW)
     return step_runner.run(task, step_kinds.CLEAN_FLOW)
 
 
@@ -57,7 +48,7 @@ def replan(task):
     requested = (task.node.driver_internal_info or {}).get(
         step_kinds.CLEAN_FLOW.requested_key)
     if requested is not None:
-        return steps.manual_plan(task, requested)
+        return steps.manual_plan(task, requested, kind=base.CLEAN)
     return steps.plan(task, base.CLEAN)
 
 
@@ -76,26 +67,14 @@ def start_manual_cleaning(task, worker, clean_steps, disable_ramdisk=False):
         cannot run on this node (or needs the agent ``disable_ramdisk``
         leaves off).
     """
-    node = task.node
-    flow = step_kinds.CLEAN_FLOW
-    state_machine.next_state(node.provision_state, states.EVENT_CLEAN,
-                             node=node.uuid)
-    plan = steps.manual_plan(task, clean_steps, disable_ramdisk)
-    step_runner.clear_progress(node, flow)
-    step_runner.store_plan(task, flow, plan)
-    step_runner.keep_requested(node, flow, clean_steps)
-    if disable_ramdisk:
-        node.driver_internal_info = {**node.driver_internal_info,
-                                     flow.disable_ramdisk_key: True}
-    task.start_work(states.EVENT_CLEAN, worker, _run_manual,
-                    target=states.MANAGEABLE)
+    step_runner.start_requested(
+        task, worker, step_kinds.CLEAN_FLOW, states.EVENT_CLEAN,
+        states.MANAGEABLE, clean_steps, disable_ramdisk, _run_manual)
 
 
 @step_runner.flow_boundary(step_kinds.CLEAN_FLOW)
 def _run_manual(task):
-    if step_kinds.CLEAN_FLOW.without_ramdisk(task.node):
-        return step_runner.run(task, step_kinds.CLEAN_FLOW)
-    return _prepare_then_run(task)
+    return step_runner.prepare_then_run(task, step_kinds.CLEAN_FLOW)
 
 
 def continue_node_clean(task, worker):

@@ -12,9 +12,11 @@ import dataclasses
 import types
 import typing
 
+from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import servicing
 from ironic_steps.conf import CONF
 
 
@@ -41,7 +43,24 @@ BY_WAIT_STATE = types.MappingProxyType({
         WaitingFlow(step_kinds.DEPLOY_FLOW, deployments.continue_node_deploy,
                     deployments.run_after_wait, deployments.replan),
         WaitingFlow(step_kinds.CLEAN_FLOW, cleaning.continue_node_clean,
-                    cleaning.run_after_wait, cleaning.replan))})
+                    cleaning.run_after_wait, cleaning.replan),
+        WaitingFlow(step_kinds.SERVICE_FLOW, servicing.continue_node_service,
+                    servicing.run_after_wait, servicing.replan))})
+#: The same, by the state a ``hold`` step parks the node in.
+BY_HOLD_STATE = types.MappingProxyType({
+    waiting.flow.hold_state: waiting
+    for waiting in BY_WAIT_STATE.values()})
+
+
+def unhold(task, worker):
+    """An operator's unhold: the held flow goes on with the step after
+    the hold, at once (through its wait state, as if its agent had
+    called back).
+
+    :raises InvalidStateRequested: if the node is not held.
+    """
+    task.process_event(states.EVENT_UNHOLD)
+    BY_WAIT_STATE[task.node.provision_state].resume(task, worker)
 
 
 def replan(task, flow):

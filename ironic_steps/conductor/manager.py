@@ -38,6 +38,7 @@ from ironic_steps.conductor import power
 from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
 from ironic_steps.conductor import rescue
+from ironic_steps.conductor import servicing
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import task_manager
@@ -309,7 +310,8 @@ class ConductorManager:
 
     @_expected
     def do_provisioning_action(self, context, node_id, action):
-        """``manage``, ``provide``, ``adopt`` or ``abort`` a node."""
+        """``manage``, ``provide``, ``adopt``, ``unhold`` (RPC 1.8) or
+        ``abort`` a node."""
         if action == states.EVENT_ABORT:
             return self._abort(context, node_id)
         with self._reserve_worker() as worker, self._acquire(
@@ -322,6 +324,8 @@ class ConductorManager:
                 cleaning.start_cleaning(task, worker)
             elif action == states.EVENT_ADOPT:
                 adoption.start_adoption(task, worker)
+            elif action == states.EVENT_UNHOLD:
+                flows.unhold(task, worker)
             elif action == states.EVENT_MANAGE:
                 task.process_event(action)
                 task.node.last_error = None
@@ -329,13 +333,17 @@ class ConductorManager:
             else:
                 raise exception.InvalidParameterValue(
                     err='Unknown provisioning action %r; use manage, '
-                        'provide, adopt or abort' % (action,))
+                        'provide, adopt, unhold or abort' % (action,))
 
     def _abort(self, context, node_id):
         with self._acquire(context, node_id, purpose='abort') as task:
-            if task.node.provision_state == states.INSPECTWAIT:
+            state = task.node.provision_state
+            if state == states.INSPECTWAIT:
                 return inspection.abort(task)
-            waiting = flows.BY_WAIT_STATE.get(task.node.provision_state)
+            if state == states.SERVICEFAIL:
+                return servicing.abort_failed(task)
+            waiting = (flows.BY_WAIT_STATE.get(state)
+                       or flows.BY_HOLD_STATE.get(state))
             if waiting is None:
                 raise exception.InvalidStateRequested(
                     action=states.EVENT_ABORT, node=task.node.uuid,
@@ -388,6 +396,18 @@ class ConductorManager:
                 context, node_id, purpose='manual cleaning') as task:
             cleaning.start_manual_cleaning(task, worker, clean_steps,
                                            disable_ramdisk)
+
+    @_expected
+    def do_node_service(self, context, node_id, service_steps,
+                        disable_ramdisk=False):
+        """Servicing (RPC 1.8): run ``service_steps`` on an active node
+        (``disable_ramdisk``: without booting its agent); see
+        :mod:`servicing`.  A request that cannot be honoured changes
+        nothing."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='node servicing') as task:
+            servicing.start_servicing(task, worker, service_steps,
+                                      disable_ramdisk)
 
     @_expected
     def do_node_rescue(self, context, node_id, rescue_password):

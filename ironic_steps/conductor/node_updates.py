@@ -29,8 +29,7 @@ from ironic_steps import objects
 
 INTERFACE_FIELDS = frozenset('%s_interface' % i for i in base.ALL_INTERFACES)
 #: Driver and interfaces cannot change under a running or waiting flow.
-_BUSY_STATES = (states.WORKING_STATES + step_kinds.WAIT_STATES
-                + (states.INSPECTWAIT,))
+_BUSY_STATES = step_kinds.UNDER_WAY_STATES
 #: Where a node may be made protected (Ironic also allows rescue).
 _PROTECTABLE_STATES = (states.ACTIVE,)
 #: Where a node may not be made retired: it would be handed out next.

@@ -8,10 +8,10 @@ refuse, the preview reports the refusal's reasons instead, one by one.
 
 The *preview* shape (the API's answer; step arguments are masked there)::
 
-    {'node': UUID, 'flow': 'deploy' | 'clean',
+    {'node': UUID, 'flow': 'deploy' | 'clean' | 'service',
      'steps': [{'interface', 'step', 'priority', 'argsinfo', 'args',
                 'timeout': seconds or None, 'resumable': bool,
-                'abortable': bool (clean only),
+                'abortable': bool (clean and service only),
                 'in_band': bool,    # run by the node's agent
                 'source': 'driver' | 'agent' | 'template NAME' | 'user'},
                ...],
@@ -39,14 +39,19 @@ from ironic_steps.conductor import steps
 from ironic_steps.drivers import base
 
 #: The flows a preview knows, and the body key naming their steps.
-FLOWS = {base.DEPLOY: 'deploy_steps', base.CLEAN: 'clean_steps'}
+FLOWS = {base.DEPLOY: 'deploy_steps', base.CLEAN: 'clean_steps',
+         base.SERVICE: 'service_steps'}
+#: The event that starts the flows that run exactly the caller's steps.
+_REQUESTED_FLOW_EVENTS = {base.CLEAN: states.EVENT_CLEAN,
+                          base.SERVICE: states.EVENT_SERVICE}
 
 
 def preview(task, flow, requested_steps=None):
     """The preview of ``flow`` on ``task.node`` (see the module docstring).
 
-    :param requested_steps: the caller's ``deploy_steps`` (None: none) or
-        ``clean_steps`` (manual cleaning: required).
+    :param requested_steps: the caller's ``deploy_steps`` (None: none),
+        ``clean_steps`` (manual cleaning) or ``service_steps`` (both
+        required).
     :raises InvalidParameterValue: for an unknown flow.
     """
     if flow not in FLOWS:
@@ -57,7 +62,7 @@ def preview(task, flow, requested_steps=None):
         merged, errors = _deploy(task, requested_steps)
         resume = resume_view(task.node)
     else:
-        merged, errors = _manual_clean(task, requested_steps)
+        merged, errors = _requested_flow(task, flow, requested_steps)
         resume = None
     return {'node': task.node.uuid, 'flow': flow,
             'steps': [_planned(step, merged, flow) for step in merged.steps],
@@ -101,11 +106,12 @@ def _deploy(task, deploy_steps):
     return merged, errors
 
 
-def _manual_clean(task, clean_steps):
+def _requested_flow(task, flow, requested_steps):
     node = task.node
     error = _refusal(lambda: state_machine.next_state(
-        node.provision_state, states.EVENT_CLEAN, node=node.uuid))
-    return steps.manual_merge(task, clean_steps), [error] if error else []
+        node.provision_state, _REQUESTED_FLOW_EVENTS[flow], node=node.uuid))
+    return (steps.manual_merge(task, requested_steps, kind=flow),
+            [error] if error else [])
 
 
 def _nothing(kind):

@@ -1,9 +1,10 @@
 """Steps every node runs whatever its driver: power on, power off, reboot,
-wait.
+wait, hold.
 
 Ironic reserves these step names: a request may name one on any interface
 (``{"interface": "power", "step": "power_off"}``) in its deploy steps, a
-deploy template or manual cleaning, and the conductor runs it, not the
+deploy template, manual cleaning or servicing, and the conductor runs it,
+not the
 interface.  Here as there, and, unlike Ironic 39, never dropped from a
 plan:
 
@@ -18,7 +19,11 @@ plan:
   at most about ``[conductor] step_poll_interval`` / 5 after that;
 * ``wait`` without ``seconds``: until the node's agent next heartbeats,
   for deploy interfaces with an agent; refused for the others, where no
-  heartbeat would ever come.
+  heartbeat would ever come;
+* ``hold`` (release 0.12): the node waits in the flow's hold state
+  (``deploy hold``, ``clean hold``, ``service hold``), unlocked and
+  without a time limit, until an operator's ``unhold`` (API 1.85) goes on
+  with the next step at once, or an ``abort`` fails the flow.
 
 What a request may say of them is checked with everything else, before
 anything changes (:func:`problem`).  A driver cannot offer a step of one
@@ -47,10 +52,10 @@ _POWER_ACTIONS = {'power_on': states.POWER_ON,
                   'power_off': states.POWER_OFF,
                   'reboot': states.REBOOT}
 WAIT = 'wait'
-NAMES = frozenset(_POWER_ACTIONS) | {WAIT}
-#: Reserved by Ironic, not run here yet, and why.
-_NOT_RUN = {'hold': 'it needs the unhold verb of API 1.85, beyond this '
-                    'API\'s maximum'}
+HOLD = 'hold'
+NAMES = frozenset(_POWER_ACTIONS) | {WAIT, HOLD}
+#: ``hold`` came with the unhold verb (API 1.85) in this release.
+HOLD_SINCE_RELEASE = '0.12'
 #: What each reserved step takes, as a driver step's argsinfo says it.
 ARGSINFO = {
     WAIT: {'seconds': {
@@ -77,9 +82,10 @@ def step_dict(raw, kind):
     return {'interface': raw['interface'], 'step': name,
             'priority': raw.get('priority', 0),
             'argsinfo': ARGSINFO.get(name), 'args': dict(raw.get('args') or {}),
-            # A wait may be cut short by an abort; a power action is over
-            # before anyone could.
-            'abortable': name == WAIT if kind == base.CLEAN else None,
+            # A wait or a hold may be cut short by an abort; a power
+            # action is over before anyone could.
+            'abortable': (name in (WAIT, HOLD) if kind != base.DEPLOY
+                          else None),
             'timeout': raw.get('timeout')}
 
 
@@ -87,9 +93,11 @@ def problem(task, raw):
     """Why ``raw``, a well-shaped request for a reserved step, cannot run
     on ``task.node``; None if it can."""
     label = '%s.%s' % (raw['interface'], raw['step'])
-    if raw['step'] in _NOT_RUN:
-        return 'reserved step %s is not run here: %s' % (
-            label, _NOT_RUN[raw['step']])
+    if raw['step'] == HOLD and release_mappings.pinned_before(
+            CONF, HOLD_SINCE_RELEASE):
+        return ('reserved step %s needs release %s (its unhold verb, API '
+                '1.85); the services are pinned to %s' % (
+                    label, HOLD_SINCE_RELEASE, CONF.pin_release_version))
     if raw['interface'] not in interfaces.ALL_INTERFACES:
         return ('reserved step %s: %r is no interface; any of %s may name '
                 'it' % (label, raw['interface'],
@@ -135,6 +143,8 @@ def execute(task, step, flow):
             agent_token.forget_agent(task.node)
         power.act(task, _POWER_ACTIONS[name])
         return None
+    if name == HOLD:
+        return flow.hold_state
     seconds = (step.get('args') or {}).get('seconds')
     if seconds is None:
         return base.wait_for_agent(task)

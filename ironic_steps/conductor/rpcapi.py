@@ -33,6 +33,8 @@ add the new version to ``release_mappings.py``):
   ``abort`` from ``inspect wait``; the node API to 1.83)
 * 1.7 - do_node_rescue, do_node_unrescue (the ``rescue`` and
   ``unrescue`` provision targets)
+* 1.8 - do_node_service (servicing, the ``service`` provision target);
+  do_provisioning_action takes ``unhold``
 """
 
 import oslo_messaging as messaging
@@ -192,8 +194,20 @@ class ConductorAPI:
     def do_provisioning_action(self, context, node_id, action):
         if action == 'abort':
             self._check_can_send('1.2', 'Aborting a flow')
+        if action == 'unhold':
+            self._check_can_send('1.8', 'Unhold')
+            return self._call(context, 'do_provisioning_action', '1.8',
+                              route=node_id, node_id=node_id, action=action)
         return self._call(context, 'do_provisioning_action', '1.0',
                           route=node_id, node_id=node_id, action=action)
+
+    def do_node_service(self, context, node_id, service_steps,
+                        disable_ramdisk=False):
+        """Run the operator's service steps on an active node."""
+        self._check_can_send('1.8', 'Servicing')
+        return self._call(context, 'do_node_service', '1.8', route=node_id,
+                          node_id=node_id, service_steps=service_steps,
+                          disable_ramdisk=disable_ramdisk)
 
     def do_node_deploy(self, context, node_id, rebuild=None,
                        deploy_steps=None, configdrive=None):

@@ -38,6 +38,7 @@ from oslo_log import log
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import state_machine
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_steps
 from ironic_steps.conductor import agent_token
@@ -53,6 +54,8 @@ class Outcome(enum.Enum):
     DONE = 'done'
     WAIT = 'wait'
     FAILED = 'failed'
+    #: A ``hold`` step parked the flow until an operator's unhold.
+    HOLD = 'hold'
 
 
 def clear_progress(node, flow):
@@ -191,6 +194,8 @@ def _interpret(flow, step, run):
         return Outcome.DONE, None
     if result == flow.wait_state:
         return Outcome.WAIT, None
+    if result == flow.hold_state and reserved_steps.is_reserved(step.name):
+        return Outcome.HOLD, None
     return Outcome.FAILED, (
         '%s step %s returned %r; a step must return None (done) or %r '
         '(continues asynchronously)'
@@ -219,6 +224,8 @@ def run(task, flow, start_index=0):
             outcome = Outcome.FAILED if error else outcome
         if outcome is Outcome.WAIT:
             return wait(task, flow, step)
+        if outcome is Outcome.HOLD:
+            return hold(task, step)
         if outcome is Outcome.FAILED:
             return fail(task, flow, error)
         step_history.end_step(task, flow, step_history.SUCCESS)
@@ -251,6 +258,53 @@ def wait(task, flow, step=None):
     LOG.info('Node %s waits for %s', task.node.uuid,
              step.label if step else 'its agent')
     return Outcome.WAIT
+
+
+def hold(task, step):
+    """A ``hold`` step: park the node, unlocked, until an operator's
+    unhold (which goes on with the next step) or abort."""
+    task.process_event(states.EVENT_HOLD)
+    task.save_and_release()
+    LOG.info('Node %s is held by step %s until an unhold', task.node.uuid,
+             step.label)
+    return Outcome.HOLD
+
+
+def prepare_then_run(task, flow):
+    """Boot what runs the flow's steps (the deploy interface's
+    ``flow.prepare``, unless the flow runs without its agent); run them
+    now, or once its agent reports (the plan is then made again, with the
+    agent's steps)."""
+    if flow.prepare and not flow.without_ramdisk(task.node):
+        prepare = getattr(task.driver.deploy, flow.prepare)
+        if prepare(task) == flow.wait_state:
+            return wait(task, flow)
+    return run(task, flow)
+
+
+def start_requested(task, worker, flow, event, target, requested_steps,
+                    disable_ramdisk, run_flow):
+    """Start a flow that runs exactly the caller's steps (manual
+    cleaning, servicing): check them, then move the node with ``event``,
+    heading for ``target``; ``run_flow(task)`` goes on in ``worker``.
+
+    :raises InvalidRequestedSteps: before anything changes, if a step
+        cannot run on this node (or needs the agent ``disable_ramdisk``
+        leaves off).
+    :raises InvalidStateRequested: before anything changes, if the node's
+        state does not take ``event``.
+    """
+    node = task.node
+    state_machine.next_state(node.provision_state, event, node=node.uuid)
+    plan = steps_mod.manual_plan(task, requested_steps, disable_ramdisk,
+                                 kind=flow.kind)
+    clear_progress(node, flow)
+    store_plan(task, flow, plan)
+    keep_requested(node, flow, requested_steps)
+    if disable_ramdisk:
+        node.driver_internal_info = {**node.driver_internal_info,
+                                     flow.disable_ramdisk_key: True}
+    task.start_work(event, worker, run_flow, target=target)
 
 
 def fail(task, flow, error, outcome=step_history.FAILED):
@@ -287,18 +341,20 @@ def finish(task, flow):
 
 
 def abort(task, flow):
-    """Stop a flow that waits for its agent, at the operator's request.
+    """Stop a flow that waits for its agent, or is held, at the
+    operator's request.
 
     The current step stays on the node, as evidence, and the agent token is
     forgotten, so a late heartbeat resumes nothing.
     :raises StepNotAbortable: if the flow may only stop between steps and
-        the waiting step is not abortable.
+        the waiting step is not abortable (a held flow always may stop).
     """
     node = task.node
     step = getattr(node, flow.step_field) or {}
     label = '%s.%s' % (step.get('interface'), step.get('step'))
     if (flow.abort_needs_abortable_step and step
-            and not step.get('abortable')):
+            and not step.get('abortable')
+            and node.provision_state != flow.hold_state):
         raise exception.StepNotAbortable(node=node.uuid, step=label,
                                          flow=flow.name.lower())
     node.last_error = '%s aborted by request%s' % (

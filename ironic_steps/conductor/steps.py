@@ -21,8 +21,8 @@ Operators choose steps the ways Ironic's users do (:class:`Request`):
   change a step's priority and arguments, or disable it with priority 0,
   or enable a step that is off by default (priority 0 in the driver);
   ``deploy.deploy`` may be disabled but not moved;
-* manual cleaning runs exactly the caller's ``clean_steps``, in the order
-  given (:func:`manual_plan`).
+* manual cleaning runs exactly the caller's ``clean_steps``, and servicing
+  its ``service_steps``, in the order given (:func:`manual_plan`).
 
 A requested step is checked against what the node's interfaces offer:
 a step they do not offer, an argument its argsinfo does not declare, a
@@ -73,6 +73,10 @@ INTERFACE_ORDER = types.MappingProxyType({
                   'vendor') + _NOT_RUN,
     base.CLEAN: ('power', 'management', 'deploy', 'boot', 'bios', 'raid',
                  'vendor') + _NOT_RUN,
+    # Servicing runs what it is asked in the order asked; this order only
+    # lists the steps offered.
+    base.SERVICE: ('power', 'management', 'deploy', 'boot', 'bios', 'raid',
+                   'vendor') + _NOT_RUN,
 })
 
 #: What a requested step may say, per kind: (required, optional); ``args``
@@ -81,6 +85,7 @@ INTERFACE_ORDER = types.MappingProxyType({
 _REQUEST_KEYS = types.MappingProxyType({
     base.DEPLOY: (('interface', 'step', 'args', 'priority'), ('timeout',)),
     base.CLEAN: (('interface', 'step'), ('args', 'timeout')),
+    base.SERVICE: (('interface', 'step'), ('args', 'timeout')),
 })
 _EXTENSION_REQUEST_KEYS = ('timeout',)
 #: Ironic's "core" deploy step: it may be disabled, never moved.
@@ -453,11 +458,13 @@ def raise_problems(task, merged):
     return list(merged.steps)
 
 
-def manual_plan(task, requested_steps, disable_ramdisk=False):
-    """The caller's clean steps, checked, in the order given.
+def manual_plan(task, requested_steps, disable_ramdisk=False,
+                kind=base.CLEAN):
+    """The caller's steps of ``kind`` (clean, for manual cleaning, or
+    service), checked, in the order given.
 
-    Priorities do not order manual cleaning; each step keeps its driver's
-    priority and abortability, for the record.
+    Priorities do not order them; each step keeps its driver's priority
+    and abortability, for the record.
 
     :param disable_ramdisk: the node's agent is not booted (API 1.70):
         every step must run without it.
@@ -465,19 +472,20 @@ def manual_plan(task, requested_steps, disable_ramdisk=False):
         is given.
     """
     return raise_problems(task, manual_merge(task, requested_steps,
-                                             disable_ramdisk))
+                                             disable_ramdisk, kind))
 
 
-def manual_merge(task, requested_steps, disable_ramdisk=False):
+def manual_merge(task, requested_steps, disable_ramdisk=False,
+                 kind=base.CLEAN):
     """:func:`manual_plan` without refusing: a :class:`Merge` whose steps
     are the ones that could run, all from the user, none disabled; steps
     the node's agent may offer once it reports are ``deferred`` (unless
     ``disable_ramdisk``: no agent will report)."""
-    kind = base.CLEAN
+    field = '%s_steps' % kind
     if not isinstance(requested_steps, (list, tuple)) or not requested_steps:
         return Merge(kind=kind, steps=[], origins={}, disabled=[], problems=[
-            'clean_steps must be a non-empty list of steps, got %s'
-            % shown(requested_steps)])
+            '%s must be a non-empty list of steps, got %s'
+            % (field, shown(requested_steps))])
     offered = {(step.interface, step.name): step
                for step in collect(task, kind)}
     unknown = not disable_ramdisk and _agent_steps_unknown(task, kind)
@@ -509,7 +517,7 @@ def manual_merge(task, requested_steps, disable_ramdisk=False):
                     raw, _requires_ramdisk(task, step, kind))
             chosen.append(step)
         if problem:
-            problems.append('clean_steps: %s' % problem)
+            problems.append('%s: %s' % (field, problem))
     return Merge(kind=kind, steps=chosen,
                  origins={(step.interface, step.name): 'user'
                           for step in chosen},

@@ -163,6 +163,11 @@ opts = [
                      '(Ironic\'s name): manual cleaning asking for one is '
                      'refused (400, naming it); automated cleaning leaves '
                      'it out. Applied from release 0.9 on.'),
+    cfg.ListOpt('disallow_service_steps',
+                default=['vendor.send_raw'], mutable=True,
+                help='Service steps (interface.step) no servicing may run '
+                     '(Ironic\'s name): a service request asking for one is '
+                     'refused (400, naming it).'),
 ]
 
 

@@ -44,6 +44,11 @@ opts = [
                help='Seconds a clean step may wait in "clean wait" for its '
                     'agent before the cleaning (automated or manual) is '
                     'failed. 0 waits forever.'),
+    cfg.IntOpt('service_callback_timeout',
+               default=1800, min=0,
+               help='Seconds a service step may wait in "service wait" for '
+                    'its agent before the servicing is failed. 0 waits '
+                    'forever.'),
     cfg.IntOpt('inspect_wait_timeout',
                default=1800, min=0,
                help='Seconds an inspection may wait in "inspect wait" for '

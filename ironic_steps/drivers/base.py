@@ -1,13 +1,14 @@
 """What a driver author writes against: step decorators and interfaces.
 
-A *step* is a method of a driver interface, marked with :func:`deploy_step`
-or :func:`clean_step`, that the conductor may run while deploying or
-cleaning a node.  Both decorators are front doors to one machinery: they
-validate their arguments when applied, so a driver with a bad declaration
-fails at import time with a message naming the method, and they record a
-:class:`StepMark` on the function.  :class:`BaseInterface` gathers the marks
-of every subclass when the class is created and offers them through
-``get_deploy_steps`` / ``get_clean_steps``.
+A *step* is a method of a driver interface, marked with :func:`deploy_step`,
+:func:`clean_step` or :func:`service_step`, that the conductor may run
+while deploying, cleaning or servicing a node.  The decorators are front
+doors to one machinery: they validate their arguments when applied, so a
+driver with a bad declaration fails at import time with a message naming
+the method, and they record a :class:`StepMark` on the function.
+:class:`BaseInterface` gathers the marks of every subclass when the class
+is created and offers them through ``get_deploy_steps`` /
+``get_clean_steps`` / ``get_service_steps``.
 
 The decorators and the declarations they take (argsinfo, ``timeout``,
 ``resumable``, ``precheck``, ``requires_ramdisk``) are described in
@@ -25,6 +26,7 @@ from ironic_steps.drivers import raid
 from ironic_steps.drivers.step_decorators import check_timeout  # noqa
 from ironic_steps.drivers.step_decorators import clean_step  # noqa
 from ironic_steps.drivers.step_decorators import deploy_step  # noqa
+from ironic_steps.drivers.step_decorators import service_step  # noqa
 from ironic_steps.drivers.step_decorators import StepMark  # noqa
 # A running step's ways to wait and report, named here for driver authors
 # (base.poll_step, base.wait_for_agent, ...); they live in flow_helpers.
@@ -44,6 +46,7 @@ from ironic_steps.drivers.flow_helpers import wait_for_agent  # noqa
 # driver authors and the conductor look for them.
 DEPLOY = step_kinds.DEPLOY
 CLEAN = step_kinds.CLEAN
+SERVICE = step_kinds.SERVICE
 STEP_KINDS = step_kinds.STEP_KINDS
 RESERVED_STEP_NAMES = step_kinds.RESERVED_STEP_NAMES
 ALL_INTERFACES = interfaces.ALL_INTERFACES
@@ -89,7 +92,7 @@ class BaseInterface:
             step = {'interface': self.interface_type, 'step': name,
                     'priority': mark.priority,
                     'argsinfo': copy.deepcopy(mark.argsinfo)}
-            if kind == CLEAN:
+            if kind != DEPLOY:
                 step['abortable'] = mark.abortable
             # Only when declared: a step dict without them is Ironic's.
             if mark.timeout is not None:
@@ -145,6 +148,15 @@ class BaseInterface:
     def execute_clean_step(self, task, step):
         """Execute a clean step: None if done, CLEANWAIT if it goes on."""
         return self.execute_step(task, step, CLEAN)
+
+    def get_service_steps(self, task):
+        """Get the service steps this interface can perform on a node."""
+        return self.get_steps(task, SERVICE)
+
+    def execute_service_step(self, task, step):
+        """Execute a service step: None if done, SERVICEWAIT if it goes
+        on."""
+        return self.execute_step(task, step, SERVICE)
 
 
 class DeployInterface(BaseInterface):
@@ -234,6 +246,16 @@ class DeployInterface(BaseInterface):
 
     def tear_down_cleaning(self, task):
         """After the clean steps: power off what ran them."""
+
+    def prepare_service(self, task):
+        """Before an active node's service steps: boot what runs them.
+
+        :returns: None to run the service steps now, or the service wait
+            state (:func:`wait_for_agent`) when they wait for an agent.
+        """
+
+    def tear_down_service(self, task):
+        """After the service steps: the node runs its instance again."""
 
 
 class PowerInterface(BaseInterface):

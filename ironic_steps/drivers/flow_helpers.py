@@ -53,10 +53,11 @@ def running_flow(task, caller):
     node = task.node
     flow = step_kinds.running_in(node.provision_state)
     if flow is None:
+        *others, last = step_kinds.FLOWS
         raise exception.InvalidStep(
             reason='%s called on node %s in state %s, not from a running '
-                   '%s step' % (caller, node.uuid, node.provision_state,
-                                ' or '.join(step_kinds.FLOWS)))
+                   '%s or %s step' % (caller, node.uuid, node.provision_state,
+                                      ', '.join(others), last))
     return flow
 
 

@@ -1,14 +1,15 @@
 """Step decorators: what makes an interface method a step.
 
-A *step* is a method of a driver interface, marked with :func:`deploy_step`
-or :func:`clean_step`, that the conductor may run while deploying or
-cleaning a node.  Both decorators are front doors to one machinery: they
+A *step* is a method of a driver interface, marked with :func:`deploy_step`,
+:func:`clean_step` or :func:`service_step`, that the conductor may run
+while deploying, cleaning or servicing a node.  The decorators are front
+doors to one machinery: they
 validate their arguments when applied, so a driver with a bad declaration
 fails at import time with a message naming the method, and they record a
 :class:`StepMark` on the function.  The interfaces' base class
 (:class:`ironic_steps.drivers.base.BaseInterface`) gathers the marks of
 every subclass when the class is created and offers them through
-``get_deploy_steps`` / ``get_clean_steps``.
+``get_deploy_steps`` / ``get_clean_steps`` / ``get_service_steps``.
 
 The *argsinfo* shape, used by both kinds::
 
@@ -47,11 +48,15 @@ One more says what argsinfo cannot (release 0.9):
 
 And one is Ironic's (release 0.10):
 
-* ``requires_ramdisk=`` (clean steps; default True, as Ironic): whether
-  the step needs the node booted into its agent.  Manual cleaning with
-  ``disable_ramdisk`` boots no agent and refuses, before anything changes,
-  a step that says it needs one; an out-of-band step that only talks to
-  the BMC says ``requires_ramdisk=False``.
+* ``requires_ramdisk=`` (clean and service steps; default True, as
+  Ironic): whether the step needs the node booted into its agent.  Manual
+  cleaning with ``disable_ramdisk`` boots no agent and refuses, before
+  anything changes, a step that says it needs one; an out-of-band step
+  that only talks to the BMC says ``requires_ramdisk=False``.
+
+Service steps (release 0.12) run only when an operator asks for them, on
+an active node (``service`` with ``service_steps``, API 1.87); their
+priority is kept for Ironic's sake and orders nothing.
 """
 
 import copy
@@ -63,6 +68,7 @@ from ironic_steps.common import step_kinds
 
 DEPLOY = step_kinds.DEPLOY
 CLEAN = step_kinds.CLEAN
+SERVICE = step_kinds.SERVICE
 RESERVED_STEP_NAMES = step_kinds.RESERVED_STEP_NAMES
 
 _ARGSINFO_KEYS = frozenset(['description', 'required'])
@@ -201,5 +207,18 @@ def clean_step(priority, abortable=False, argsinfo=None, timeout=None,
     """
     return _step_decorator('clean_step', {
         'kind': CLEAN, 'priority': priority, 'argsinfo': argsinfo,
+        'abortable': abortable, 'timeout': timeout, 'precheck': precheck,
+        'requires_ramdisk': requires_ramdisk})
+
+
+def service_step(priority=0, abortable=False, argsinfo=None, timeout=None,
+                 precheck=None, requires_ramdisk=True):
+    """Mark an interface method as a service step; see :func:`clean_step`.
+
+    :param priority: kept as Ironic keeps it; a servicing runs exactly
+        the steps requested, in their order.
+    """
+    return _step_decorator('service_step', {
+        'kind': SERVICE, 'priority': priority, 'argsinfo': argsinfo,
         'abortable': abortable, 'timeout': timeout, 'precheck': precheck,
         'requires_ramdisk': requires_ramdisk})

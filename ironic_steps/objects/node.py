@@ -38,7 +38,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.3: Add chassis_uuid
     # Version 1.4: Add boot_mode and secure_boot
     # Version 1.5: Add shard and parent_node
-    VERSION = '1.5'
+    # Version 1.6: Add service_step
+    VERSION = '1.6'
 
     dbapi = db_api.get_instance()
 
@@ -82,6 +83,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'clean_step': fields.FlexibleDictField(nullable=True),
         # The deploy step running now (or that failed); {} when none.
         'deploy_step': fields.FlexibleDictField(nullable=True),
+        # The service step running, or the one that failed (API 1.87).
+        'service_step': fields.FlexibleDictField(nullable=True),
         'driver_info': fields.FlexibleDictField(nullable=True),
         # Bookkeeping of the conductor and drivers: deploy_steps,
         # deploy_step_index, clean_steps, clean_step_index, ...
@@ -140,6 +143,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'secure_boot': '1.4',
         'shard': '1.5',
         'parent_node': '1.5',
+        'service_step': '1.6',
     }
     LOADED_ON_USE = frozenset(['traits'])
 

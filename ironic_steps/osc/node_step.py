@@ -110,6 +110,10 @@ class PreviewBaremetalNodeSteps(command.ShowOne):
             '--clean-steps', metavar='<clean-steps>',
             help='Preview manual cleaning with these clean steps (JSON or '
                  '@file holding it); implies --clean.')
+        flow.add_argument(
+            '--service-steps', metavar='<service-steps>',
+            help='Preview servicing an active node with these service '
+                 'steps (JSON or @file holding it).')
         parser.add_argument(
             '--clean', action='store_true',
             help='Preview manual cleaning instead of a deploy (needs '
@@ -125,6 +129,9 @@ class PreviewBaremetalNodeSteps(command.ShowOne):
                     'exactly the steps given')
             flow, steps = 'clean', json_or_file(parsed_args.clean_steps,
                                                 '--clean-steps')
+        elif parsed_args.service_steps is not None:
+            flow, steps = 'service', json_or_file(parsed_args.service_steps,
+                                                  '--service-steps')
         else:
             flow = 'deploy'
             steps = (None if parsed_args.deploy_steps is None else

@@ -12,7 +12,7 @@ from osc_lib.command import command
 
 LOG = logging.getLogger(__name__)
 
-_FLOWS = ('deploy', 'clean')
+_FLOWS = ('deploy', 'clean', 'service')
 #: (heading, key of an entry); the first of them without --long.
 _COLUMNS = (('Step', 'step'), ('Flow', 'flow'), ('Outcome', 'outcome'),
             ('Started At', 'started_at'), ('Duration', 'duration'),
@@ -32,7 +32,8 @@ def _shown(entry, key):
 
 
 class ListStepHistory(command.Lister):
-    """List the deploy and clean steps a node ran, oldest first."""
+    """List the deploy, clean and service steps a node ran, oldest
+    first."""
 
     log = LOG
 
@@ -41,8 +42,8 @@ class ListStepHistory(command.Lister):
         parser.add_argument('node', metavar='<node>',
                             help='Name or UUID of the node.')
         parser.add_argument('--flow', choices=_FLOWS,
-                            help='Only the steps of deploys or of '
-                                 'cleanings.')
+                            help='Only the steps of deploys, cleanings or '
+                                 'servicings.')
         parser.add_argument('--flow-run', metavar='<uuid>',
                             help='Only the steps of one deploy or cleaning '
                                  '(the flow_run of its step_progress, or '

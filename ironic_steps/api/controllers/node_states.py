@@ -10,7 +10,11 @@ version is refused 406, as Ironic refuses it.
 
 Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
 (1.69) and ``clean`` requires ``clean_steps`` (1.15) and may take
-``disable_ramdisk`` (1.70); ``deploy`` and ``undeploy`` (1.73) are
+``disable_ramdisk`` (1.70); ``service`` (1.87, release 0.12) requires
+``service_steps`` and runs them on an active node
+(:mod:`ironic_steps.conductor.servicing`); ``unhold`` (1.85, release
+0.12) lets a flow held by a ``hold`` step go on; ``deploy`` and
+``undeploy`` (1.73) are
 ``active`` and ``deleted`` by Ironic's newer names.  Their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
 ``inspect`` (1.6, release 0.11) reads what the hardware has
@@ -69,6 +73,10 @@ class _Target:
 
 
 _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
+#: ``disable_ramdisk`` with ``service`` is Ironic's 1.108, beyond this
+#: API's maximum: refused 406 until then.
+_SERVICE_EXTRAS = {'service_steps': (1, versions.MINOR_87_SERVICE),
+                   'disable_ramdisk': (1, 108)}
 _ACTIVE_EXTRAS = {**_DEPLOY_STEPS, 'configdrive': versions.MIN_VERSION}
 _REBUILD_EXTRAS = {**_DEPLOY_STEPS,
                    'configdrive': (1, versions.MINOR_35_REBUILD_CONFIGDRIVE)}
@@ -113,12 +121,19 @@ _TARGETS = {
                      since=(1, versions.MINOR_13_ABORT)),
     'inspect': _Target('inspect_hardware', {},
                        since=(1, versions.MINOR_6_INSPECT_STATE)),
+    'unhold': _Target('do_provisioning_action',
+                      {'action': states.EVENT_UNHOLD},
+                      since=(1, versions.MINOR_85_UNHOLD_VERB),
+                      release='0.12'),
+    'service': _Target('do_node_service', {},
+                       since=(1, versions.MINOR_87_SERVICE),
+                       extras=_SERVICE_EXTRAS, release='0.12'),
 }
 #: Ironic aborts an inspection that waits from 1.41 only.
 _INSPECT_ABORT_VERSION = versions.at(versions.MINOR_41_INSPECTION_ABORT)
 #: What a request body may name, at the versions that introduced it.
-_BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive',
-              'disable_ramdisk', 'rescue_password')
+_BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'service_steps',
+              'configdrive', 'disable_ramdisk', 'rescue_password')
 
 #: Power targets -> the version that accepts them.
 _POWER_TARGETS = {
@@ -186,9 +201,11 @@ def _extras(name, target, request_body, version):
                 feature=key, needed=versions.to_string(needed),
                 version=versions.to_string(version))
         extras[key] = request_body[key]
-    if name == 'clean' and 'clean_steps' not in extras:
-        raise exception.MissingParameterValue(
-            err='target clean needs clean_steps: the steps to run, in order')
+    for flow in ('clean', 'service'):
+        if name == flow and '%s_steps' % flow not in extras:
+            raise exception.MissingParameterValue(
+                err='target %s needs %s_steps: the steps to run, in order'
+                    % (flow, flow))
     if name == 'rescue' and 'rescue_password' not in extras:
         raise exception.MissingParameterValue(
             err='target rescue needs rescue_password: the password of the '
@@ -239,7 +256,8 @@ def set_provision_state(ident):
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
-    requested = extras.get('deploy_steps') or extras.get('clean_steps')
+    requested = (extras.get('deploy_steps') or extras.get('clean_steps')
+                 or extras.get('service_steps'))
     if isinstance(requested, list):
         policy.authorize_steps(context, requested, node=lambda: (
             node_ident.get_row(context, ident, version)))

@@ -7,7 +7,8 @@ exists from release 0.6: while the services are pinned to an older one it
 is not routed at all, so its paths answer 404 as unknown paths do.
 
 * ``POST .../x-steps/preview`` with ``{"flow": "deploy", "deploy_steps":
-  [...]}`` (optional) or ``{"flow": "clean", "clean_steps": [...]}``:
+  [...]}`` (optional), ``{"flow": "clean", "clean_steps": [...]}`` or
+  ``{"flow": "service", "service_steps": [...]}`` (release 0.12):
   the plan the flow would run, from the conductor's own planner, with
   where each step came from, the steps left out and why, the errors the
   flow would be refused with, and where a resume of a failed deploy would
@@ -27,12 +28,17 @@ from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.common import exception
 from ironic_steps.common import masking
+from ironic_steps.common import step_kinds
+from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 blueprint = flask.Blueprint('node_x_steps', __name__,
                             url_prefix='/v1/nodes/<ident>/x-steps')
 
 #: The flows a preview knows -> the body key naming their steps.
-_STEPS_KEY = {'deploy': 'deploy_steps', 'clean': 'clean_steps'}
+_STEPS_KEY = {kind: '%s_steps' % kind for kind in step_kinds.STEP_KINDS}
+#: The release whose conductors preview a servicing.
+_SERVICE_RELEASE = '0.12'
 
 
 def _masked(preview):
@@ -55,6 +61,11 @@ def preview(ident):
         raise exception.InvalidParameterValue(
             err='Unknown flow %r to preview; valid flows: %s' % (
                 flow, ', '.join(_STEPS_KEY)))
+    if (flow == step_kinds.SERVICE
+            and release_mappings.pinned_before(CONF, _SERVICE_RELEASE)):
+        raise exception.NotInPinnedRelease(
+            feature='Previewing a servicing', needed=_SERVICE_RELEASE,
+            pinned=CONF.pin_release_version)
     others = sorted(key for name, key in _STEPS_KEY.items()
                     if name != flow and key in request_body)
     if others:

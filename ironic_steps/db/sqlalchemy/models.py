@@ -93,6 +93,7 @@ class Node(Base):
 
     clean_step = sa.Column(JSONEncoded)
     deploy_step = sa.Column(JSONEncoded)
+    service_step = sa.Column(JSONEncoded)
     driver_info = sa.Column(JSONEncoded)
     driver_internal_info = sa.Column(JSONEncoded)
     instance_info = sa.Column(JSONEncoded)

@@ -253,12 +253,7 @@ class AgentDeploy(base.DeployInterface):
             _client().install_bootloader(
                 _endpoint(task.node), partitions.get('root uuid'), 'uefi',
                 partitions.get('efi system partition uuid'))
-        prepare = getattr(task.driver.boot, 'prepare_instance_from_disk',
-                          None)
-        if prepare is not None:
-            prepare(task)
-        task.driver.management.set_boot_device(task, 'disk',
-                                               persistent=True)
+        self._boot_from_disk(task)
 
     @base.deploy_step(priority=40)
     def tear_down_agent(self, task):
@@ -353,6 +348,21 @@ class AgentDeploy(base.DeployInterface):
     def tear_down_cleaning(self, task):
         self._power_off_agent(task)
 
+    # --- servicing ------------------------------------------------------
+
+    def prepare_service(self, task):
+        """Boot the agent on the active node: its service steps run once
+        it reports them."""
+        self._boot_agent(task)
+        return base.wait_for_agent(task)
+
+    def tear_down_service(self, task):
+        """Power the agent off and boot the node's instance again from
+        its disk, as the deploy left it."""
+        self._power_off_agent(task)
+        self._boot_from_disk(task)
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
     # --- power and boot -------------------------------------------------
 
     @staticmethod
@@ -365,6 +375,16 @@ class AgentDeploy(base.DeployInterface):
         else:
             task.driver.management.set_boot_device(task, 'pxe')
         power.set_power_state(task, states.POWER_ON)
+
+    @staticmethod
+    def _boot_from_disk(task):
+        """Make the node boot its instance from its disk next time."""
+        prepare = getattr(task.driver.boot, 'prepare_instance_from_disk',
+                          None)
+        if prepare is not None:
+            prepare(task)
+        task.driver.management.set_boot_device(task, 'disk',
+                                               persistent=True)
 
     @staticmethod
     def _power_off_agent(task):

@@ -253,6 +253,10 @@ class FakeRaid(base.RAIDInterface):
     @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
                      precheck=raid.check_apply_configuration,
                      requires_ramdisk=False)
+    @base.service_step(priority=0,
+                       argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
+                       precheck=raid.check_apply_configuration,
+                       requires_ramdisk=False)
     def apply_configuration(self, task, raid_config=None,
                             delete_existing=True):
         """Build the requested logical disks (by default the node's target
@@ -308,6 +312,8 @@ class FakeBios(base.BiosInterface):
     @base.deploy_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO)
     @base.clean_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO,
                      requires_ramdisk=False)
+    @base.service_step(priority=0, argsinfo=bios.APPLY_CONFIGURATION_ARGSINFO,
+                       requires_ramdisk=False)
     def apply_configuration(self, task, settings):
         """Apply the requested BIOS settings."""
         applied = bios.requested_settings(settings)
@@ -320,6 +326,7 @@ class FakeBios(base.BiosInterface):
 
     @base.deploy_step(priority=0)
     @base.clean_step(priority=0, requires_ramdisk=False)
+    @base.service_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task):
         """Reset every BIOS setting to the factory's."""
         simulate(task, 'bios.factory_reset')

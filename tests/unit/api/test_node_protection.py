@@ -18,11 +18,7 @@ def op(path, value=None, kind='add'):
 class ProtectedTest(base.ApiTestCase):
 
     def active_node(self, **fields):
-        node = self.make_available(name='node-1', **fields)
-        self.rpcapi.do_node_deploy(self.context, node.uuid)
-        self.wait_for_state(node, states.DEPLOYWAIT)
-        self.agent_heartbeat(node)
-        return self.wait_for_state(node, states.ACTIVE)
+        return self.make_active(name='node-1', **fields)
 
     def protect(self):
         response = self.patch('/v1/nodes/node-1', json=[

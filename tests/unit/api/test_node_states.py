@@ -77,8 +77,8 @@ class ProvisionTest(base.ApiTestCase):
 
     def test_an_unknown_target_is_400_listing_the_valid_ones(self):
         self.create_node(name='node-1')
-        response = self.provision('node-1', 'service')
-        self.assertError(response, 400, 'service', 'manage', 'provide',
+        response = self.provision('node-1', 'verify')
+        self.assertError(response, 400, 'verify', 'manage', 'provide',
                          'active', 'rebuild', 'deleted', 'inspect', 'adopt',
                          'rescue', 'unrescue')
 

@@ -72,8 +72,8 @@ class PreviewApiTest(base.ApiTestCase):
         self.assertError(self.preview('node-1', {
             'flow': 'deploy', 'clean_steps': []}), 400,
             'clean_steps cannot be given with flow')
-        self.assertError(self.preview('node-1', {'flow': 'service'}), 400,
-                         'valid flows: deploy, clean')
+        self.assertError(self.preview('node-1', {'flow': 'verify'}), 400,
+                         'valid flows: deploy, clean, service')
         self.assertError(self.preview('node-1', {'steps': []}), 400,
                          'unknown key(s) steps')
 

@@ -97,7 +97,6 @@ class ReservedStepsTest(base.ApiTestCase):
         (reserved('wait'), 'has no agent: give seconds'),
         (reserved('power_off', force=True), 'does not take argument(s) force'),
         (reserved('reboot', interface='psu'), "'psu' is no interface"),
-        (reserved('hold', interface='deploy'), 'API 1.85'),
     )
     @ddt.unpack
     def test_a_bad_reserved_step_is_400_and_nothing_changes(
@@ -123,6 +122,6 @@ class ReservedStepsTest(base.ApiTestCase):
                          400, 'offers no deploy step power.power_off')
         self.assertNodeUnchanged(node)
 
-    def test_every_reserved_name_is_run_or_refused_with_a_reason(self):
+    def test_every_reserved_name_is_run(self):
         self.assertEqual(step_kinds.RESERVED_STEP_NAMES,
-                         reserved_steps.NAMES | set(reserved_steps._NOT_RUN))
+                         reserved_steps.NAMES)

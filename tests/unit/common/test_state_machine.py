@@ -23,12 +23,14 @@ class TransitionTest(oslotest_base.BaseTestCase):
     @ddt.data(
         (s.ENROLL, s.EVENT_DEPLOY, 'manage'),
         (s.AVAILABLE, s.EVENT_DONE, 'deploy, manage'),
-        (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild, rescue'),
+        (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild, rescue, service'),
         (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, fail, resume'),
         (s.MANAGEABLE, s.EVENT_DEPLOY, 'adopt, clean, inspect, provide'),
         (s.INSPECTWAIT, s.EVENT_MANAGE, 'abort, done, fail, resume'),
         (s.INSPECTFAIL, s.EVENT_DEPLOY, 'inspect, manage'),
-        (s.DEPLOYING, s.EVENT_RESUME, 'done, fail, wait'),
+        (s.DEPLOYING, s.EVENT_RESUME, 'done, fail, hold, wait'),
+        (s.SERVICEHOLD, s.EVENT_DONE, 'abort, unhold'),
+        (s.SERVICEFAIL, s.EVENT_DONE, 'abort, delete, rescue, service'),
     )
     @ddt.unpack
     def test_an_illegal_move_names_state_event_and_allowed_events(
@@ -138,10 +140,8 @@ class InvariantTest(oslotest_base.BaseTestCase):
             self.assertLessEqual(len(state), models.STATE_LENGTH, state)
 
     def test_every_provision_state_is_in_the_machine(self):
-        provision_states = set(s.STABLE_STATES + s.WORKING_STATES
-                               + step_kinds.WAIT_STATES
-                               + (s.INSPECTWAIT,)
-                               + s.FAILURE_STATES)
+        provision_states = set(s.STABLE_STATES + s.FAILURE_STATES
+                               + step_kinds.UNDER_WAY_STATES)
         self.assertEqual(provision_states,
                          set(state_machine.MACHINE.states))
 

@@ -28,14 +28,22 @@ class FlowTableTest(testtools.TestCase):
                 flow.wait_state, states.EVENT_RESUME), flow.kind)
 
     def test_the_wait_and_agent_states_are_those_of_the_flows(self):
-        self.assertEqual({states.DEPLOYWAIT, states.CLEANWAIT},
+        self.assertEqual({states.DEPLOYWAIT, states.CLEANWAIT,
+                          states.SERVICEWAIT},
                          set(step_kinds.WAIT_STATES))
+        self.assertEqual({states.DEPLOYHOLD, states.CLEANHOLD,
+                          states.SERVICEHOLD},
+                         set(step_kinds.HOLD_STATES))
         self.assertEqual({states.DEPLOYING, states.DEPLOYWAIT,
-                          states.CLEANING, states.CLEANWAIT},
+                          states.DEPLOYHOLD, states.CLEANING,
+                          states.CLEANWAIT, states.CLEANHOLD,
+                          states.SERVICING, states.SERVICEWAIT,
+                          states.SERVICEHOLD},
                          set(step_kinds.AGENT_STATES))
 
     def test_no_two_flows_share_a_state_or_a_key(self):
-        for attribute in ('running_state', 'wait_state', 'step_field',
+        for attribute in ('running_state', 'wait_state', 'hold_state',
+                          'step_field',
                           'steps_key', 'index_key', 'requested_key',
                           'timeout_option'):
             values = [getattr(flow, attribute)
@@ -78,5 +86,5 @@ class DriverHelpersTest(testtools.TestCase):
             exception.InvalidStep, base.running_step_index,
             _task(states.DEPLOYWAIT), 'deploy.write_image')
         self.assertIn('deploy.write_image called on node n-1 in state '
-                      'wait call-back, not from a running deploy or clean '
-                      'step', str(exc))
+                      'wait call-back, not from a running deploy, clean or '
+                      'service step', str(exc))

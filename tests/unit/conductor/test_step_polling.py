@@ -387,7 +387,7 @@ class PollStepMisuseTest(tests_base.TestCase):
         task = self.task(states.AVAILABLE)
         exc = self.assertRaises(exception.InvalidStep, base.poll_step, task,
                                 task.driver.deploy.check_volume)
-        self.assertIn('not from a running deploy or clean step', str(exc))
+        self.assertIn('not from a running deploy, clean or service step', str(exc))
 
     def test_the_check_must_be_a_method_of_the_nodes_interfaces(self):
         task = self.task()

@@ -36,6 +36,7 @@ ADD_NODE_BOOT_MODE = 'c4e1a7d5b920'
 ADD_BIOS_REGISTRY = '7e7ad8d4ad75'
 CREATE_NODE_INVENTORY = '5c0bd2215f21'
 ADD_NODE_SHARD_AND_PARENT = '80005d9f58ab'
+ADD_NODE_SERVICE_STEP = 'b8e2f4a61c07'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
@@ -43,7 +44,7 @@ REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_NODE_RESOURCES, CREATE_ALLOCATIONS,
              ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT, CREATE_NODE_STEP_HISTORY,
              ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY, CREATE_NODE_INVENTORY,
-             ADD_NODE_SHARD_AND_PARENT]
+             ADD_NODE_SHARD_AND_PARENT, ADD_NODE_SERVICE_STEP]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -307,6 +308,23 @@ class MigrationWalkTest(base.TestCase):
                          {index['name'] for index in inspector.get_indexes(
                              'nodes')} & {'nodes_shard_idx',
                                           'nodes_parent_node_idx'})
+
+    def test_existing_nodes_have_no_service_step(self):
+        # Given a deployed node of release 0.11
+        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, provision_state, "
+                "maintenance, deploy_step) VALUES ('5d0c6f2e-8a1b-4c3d-"
+                "9e7f-1a2b3c4d5e6f', 'fake-hardware', 'active', 0, '{}')"))
+        # When the revision of 0.12 runs
+        migration.upgrade(ADD_NODE_SERVICE_STEP)
+        # Then it runs no service step and keeps what it had
+        with engine.connect() as connection:
+            self.assertEqual(('active', None, '{}'), tuple(connection.execute(
+                sa.text('SELECT provision_state, service_step, deploy_step '
+                        'FROM nodes')).one()))
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

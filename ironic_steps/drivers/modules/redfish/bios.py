@@ -98,6 +98,8 @@ class RedfishBios(utils.BMCInterface, base.BiosInterface):
                       argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
     @base.clean_step(priority=0, requires_ramdisk=False,
                      argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
+    @base.service_step(priority=0, requires_ramdisk=False,
+                       argsinfo=bios_cache.APPLY_CONFIGURATION_ARGSINFO)
     def apply_configuration(self, task, settings):
         """Apply BIOS settings; they are in force after a restart."""
         wanted = bios_cache.requested_settings(settings)
@@ -132,6 +134,7 @@ class RedfishBios(utils.BMCInterface, base.BiosInterface):
 
     @base.deploy_step(priority=0)
     @base.clean_step(priority=0, requires_ramdisk=False)
+    @base.service_step(priority=0, requires_ramdisk=False)
     def factory_reset(self, task):
         """Reset the BIOS to its defaults; in force after a restart."""
         bios = _bios(task, 'reset the BIOS')

@@ -101,6 +101,9 @@ class RedfishRAID(utils.BMCInterface, base.RAIDInterface):
                       precheck=raid.check_apply_configuration)
     @base.clean_step(priority=0, argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
                      precheck=raid.check_apply_configuration)
+    @base.service_step(priority=0,
+                       argsinfo=raid.APPLY_CONFIGURATION_ARGSINFO,
+                       precheck=raid.check_apply_configuration)
     def apply_configuration(self, task, raid_config=None,
                             delete_existing=True):
         """Build the layout (by default the node's target RAID
@@ -126,6 +129,7 @@ class RedfishRAID(utils.BMCInterface, base.RAIDInterface):
 
     @base.deploy_step(priority=0)
     @base.clean_step(priority=0)
+    @base.service_step(priority=0)
     def delete_configuration(self, task):
         """Delete every volume of the node's storage controller."""
         operation = 'delete RAID volumes'

@@ -86,6 +86,16 @@ class ServicingTest(base.ApiTestCase):
         self.assertEqual(node.driver_internal_info,
                          after.driver_internal_info)
 
+    def test_a_step_the_operator_disallows_is_refused_naming_the_option(self):
+        self.config(disallow_service_steps=['bios.factory_reset'],
+                    group='api')
+        node = self.make_active(name='node-1')
+        self.assertError(self.service([BIOS, FACTORY_RESET]), 400,
+                         'bios.factory_reset',
+                         '[api] disallow_service_steps')
+        self.assertEqual(states.ACTIVE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
     def test_service_steps_are_required(self):
         self.make_active(name='node-1')
         response = self.put('/v1/nodes/node-1/states/provision',

@@ -192,6 +192,17 @@ class StepPolicyTest(_GovernanceTestCase):
                          'baremetal:step:execute:deploy.erase_devices')
         self.assertNodeUnchanged(node)
 
+    def test_service_steps_are_checked_too(self):
+        node = self.make_active(name='node-1')
+        self.use_rules({'baremetal:step:execute:bios.factory_reset': '!'})
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'service', 'service_steps': [
+                {'interface': 'bios', 'step': 'factory_reset'}]},
+            version='1.87')
+        self.assertError(response, 403,
+                         'baremetal:step:execute:bios.factory_reset')
+        self.assertNodeUnchanged(node)
+
     def test_a_template_author_may_only_write_steps_they_may_run(self):
         self.use_rules({'baremetal:step:execute:bios.apply_configuration':
                         '!'})

@@ -28,6 +28,7 @@ TARGETS = {
     s.INSPECTWAIT: s.MANAGEABLE,
     s.ADOPTING: s.ACTIVE,
     s.RESCUING: s.RESCUE,
+    s.RESCUEWAIT: s.RESCUE,
     s.UNRESCUING: s.ACTIVE,
     s.DEPLOYHOLD: s.ACTIVE,
     s.CLEANHOLD: s.AVAILABLE,
@@ -101,11 +102,15 @@ _TRANSITIONS = (
     (s.ADOPTFAIL, s.EVENT_MANAGE, s.MANAGEABLE),
     # Rescue: an active node boots its rescue environment; unrescue boots
     # its instance again.  Either may be retried after a failure, or the
-    # node torn down.  (No rescue interface here waits for an agent yet:
-    # Ironic's "rescue wait" comes with one.)
+    # node torn down.  A rescue environment with an agent is waited for
+    # (rescue wait) until the agent calls back and takes the password.
     (s.ACTIVE, s.EVENT_RESCUE, s.RESCUING),
     (s.RESCUING, s.EVENT_DONE, s.RESCUE),
     (s.RESCUING, s.EVENT_FAIL, s.RESCUEFAIL),
+    (s.RESCUING, s.EVENT_WAIT, s.RESCUEWAIT),
+    (s.RESCUEWAIT, s.EVENT_RESUME, s.RESCUING),
+    (s.RESCUEWAIT, s.EVENT_FAIL, s.RESCUEFAIL),
+    (s.RESCUEWAIT, s.EVENT_ABORT, s.RESCUEFAIL),
     (s.RESCUE, s.EVENT_RESCUE, s.RESCUING),
     (s.RESCUE, s.EVENT_UNRESCUE, s.UNRESCUING),
     (s.UNRESCUING, s.EVENT_DONE, s.ACTIVE),

@@ -38,6 +38,8 @@ INSPECTWAIT = 'inspect wait'
 # Rescue: the node runs its rescue environment instead of its instance;
 # its user logs in with the rescue password.
 RESCUE = 'rescue'
+# Waiting for the agent of a rescue environment to call back.
+RESCUEWAIT = 'rescue wait'
 
 # Failure states: the last operation failed; last_error says why.
 CLEANFAIL = 'clean failed'

@@ -143,11 +143,12 @@ HOLD_STATES = tuple(flow.hold_state for flow in FLOWS.values())
 #: it, or it waits (for its agent, a poll, the hardware, an operator's
 #: unhold).  Its driver and interfaces stay as they are meanwhile.
 UNDER_WAY_STATES = (states.WORKING_STATES + WAIT_STATES + HOLD_STATES
-                    + (states.INSPECTWAIT,))
+                    + (states.INSPECTWAIT, states.RESCUEWAIT))
 #: An agent serves the node in these states (a flow's running, waiting
-#: and held states), and may look it up.
+#: and held states, and a rescue environment's wait), and may look it up.
 AGENT_STATES = tuple(state for flow in FLOWS.values()
-                     for state in (*flow.under_way, flow.hold_state))
+                     for state in (*flow.under_way, flow.hold_state)) + (
+    states.RESCUEWAIT,)
 
 
 def held_in(provision_state):

@@ -15,7 +15,9 @@ heartbeat:
    (:meth:`DeployInterface.heartbeat`): done, the flow goes on (the
    flow's ``resume``, from :mod:`flows`); not yet, the node goes on
    waiting, its wait started afresh (a working agent is not timed out);
-   failed, the flow fails with the agent's reason.
+   failed, the flow fails with the agent's reason;
+4. for a rescue waiting for its agent (``rescue wait``): finishes the
+   rescue (:func:`rescue.agent_called_back`).
 
 What it never does: check the token (the endpoint does, before the lock
 matters), talk to the agent itself (the deploy interface does), or act on
@@ -28,8 +30,10 @@ from oslo_log import log
 from oslo_utils import timeutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import states
 from ironic_steps.conductor import agent_steps
 from ironic_steps.conductor import flows
+from ironic_steps.conductor import rescue
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
 from ironic_steps.conf import CONF
@@ -51,6 +55,8 @@ def handle(task, worker, **sent):
     """
     node = task.node
     _record(node, sent)
+    if node.provision_state == states.RESCUEWAIT:
+        return rescue.agent_called_back(task, worker)
     waiting = flows.BY_WAIT_STATE.get(node.provision_state)
     if waiting is None or step_polling.is_polled(node):
         LOG.debug('Heartbeat from node %s in state %s: nothing to resume%s',

@@ -49,6 +49,7 @@ from ironic_steps.conductor import inspection
 from ironic_steps.conductor import locks
 from ironic_steps.conductor import power_sync
 from ironic_steps.conductor import registry
+from ironic_steps.conductor import rescue
 from ironic_steps.conductor import step_history
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
@@ -140,10 +141,12 @@ class Housekeeping:
 
     def check_wait_timeouts(self, context):
         """Fail flows whose agent did not call back in time, waiting
-        steps past their own timeout, and inspections that waited too
-        long (:func:`inspection.fail_timed_out`)."""
+        steps past their own timeout, and inspections and rescues that
+        waited too long (:func:`inspection.fail_timed_out`,
+        :func:`rescue.fail_timed_out`)."""
         self._fail_overdue_steps(context)
         inspection.fail_timed_out(context, self._acquire, self._owns)
+        rescue.fail_timed_out(context, self._acquire, self._owns)
         for state, waiting in flows.BY_WAIT_STATE.items():
             if not waiting.timeout:
                 continue

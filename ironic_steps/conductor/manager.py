@@ -342,6 +342,8 @@ class ConductorManager:
                 return inspection.abort(task)
             if state == states.SERVICEFAIL:
                 return servicing.abort_failed(task)
+            if state == states.RESCUEWAIT:
+                return rescue.abort(task)
             waiting = (flows.BY_WAIT_STATE.get(state)
                        or flows.BY_HOLD_STATE.get(state))
             if waiting is None:

@@ -49,6 +49,16 @@ opts = [
                help='Seconds a service step may wait in "service wait" for '
                     'its agent before the servicing is failed. 0 waits '
                     'forever.'),
+    cfg.IntOpt('rescue_callback_timeout',
+               default=1800, min=0,
+               help='Seconds a rescue may wait in "rescue wait" for the '
+                    'agent of its rescue environment before it is failed. '
+                    '0 waits forever.'),
+    cfg.StrOpt('rescue_password_hash_algorithm',
+               default='sha256', choices=['sha256', 'sha512'],
+               help='How the rescue password is hashed (crypt(3)) before '
+                    'the rescue environment\'s agent gets it; the agent '
+                    'never sees it in clear.'),
     cfg.IntOpt('inspect_wait_timeout',
                default=1800, min=0,
                help='Seconds an inspection may wait in "inspect wait" for '

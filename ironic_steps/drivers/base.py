@@ -434,11 +434,27 @@ class RescueInterface(BaseInterface):
     def rescue(self, task):
         """Boot the node into its rescue environment.
 
-        :returns: ``states.RESCUE`` once it runs (no interface here waits
-            for a rescue agent yet: Ironic's ``rescue wait``).
+        :returns: ``states.RESCUE`` once it runs, or ``states.RESCUEWAIT``
+            when its agent still has to call back (then
+            :meth:`finish_rescue` runs on the agent's heartbeat).
         """
         raise exception.UnsupportedDriverExtension(
             node=task.node.uuid, extension='rescue', interface=self.name)
+
+    def finish_rescue(self, task):
+        """The rescue environment's agent called back: hand it what it
+        needs (the hashed password, ``instance_info
+        ['hashed_rescue_password']``).
+
+        :returns: ``states.RESCUE``.
+        """
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension='rescue with an agent',
+            interface=self.name)
+
+    def clean_up(self, task):
+        """A rescue failed or was aborted: undo what :meth:`rescue`
+        prepared."""
 
     def unrescue(self, task):
         """Boot the node back into its instance.

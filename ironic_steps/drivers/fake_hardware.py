@@ -16,7 +16,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         'network': ('noop', 'flat'),
         'power': ('fake',),
         'raid': ('fake',),
-        'rescue': ('fake', 'no-rescue'),
+        'rescue': ('fake', 'no-rescue', 'agent'),
         'storage': ('noop',),
         'vendor': ('fake',),
     })

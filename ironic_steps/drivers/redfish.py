@@ -17,8 +17,10 @@ the default here because it was the only deploy interface before: a node
 enrolled without a deploy interface keeps deploying as it did.
 
 Inspect is ``redfish`` (release 0.11: the BMC's view of the hardware, as
-Ironic's redfish inspection reads it) or ``no-inspect``.  The other
-interface types get their no-op implementations.
+Ironic's redfish inspection reads it) or ``no-inspect``; rescue is
+``no-rescue`` unless ``agent`` is asked for (release 0.12: the agent's
+ramdisk as the rescue environment).  The other interface types get their
+no-op implementations.
 """
 
 import types
@@ -40,4 +42,5 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         'management': ('redfish',),
         'power': ('redfish',),
         'raid': ('redfish',),
+        'rescue': ('no-rescue', 'agent'),
     })

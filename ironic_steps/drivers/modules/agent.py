@@ -75,7 +75,9 @@ def _client():
     return _clients.client
 
 
-def _endpoint(node):
+def endpoint(node):
+    """Where the node's agent listens, and its token (from its lookup
+    and heartbeat)."""
     return agent_client.AgentEndpoint.from_driver_internal_info(
         node.uuid, node.driver_internal_info)
 
@@ -204,6 +206,48 @@ def check_root_device_hints(node):
                                    ', '.join(sorted(ROOT_DEVICE_HINTS))))
 
 
+# --- power and boot ---------------------------------------------------------
+
+
+def boot_agent(task):
+    """Boot the node into its agent's ramdisk (through its boot
+    interface, else from the network)."""
+    power = task.driver.power
+    power.set_power_state(task, states.POWER_OFF)
+    prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
+    if prepare is not None:
+        prepare(task)
+    else:
+        task.driver.management.set_boot_device(task, 'pxe')
+    power.set_power_state(task, states.POWER_ON)
+
+
+def boot_from_disk(task):
+    """Make the node boot its instance from its disk next time."""
+    prepare = getattr(task.driver.boot, 'prepare_instance_from_disk',
+                      None)
+    if prepare is not None:
+        prepare(task)
+    task.driver.management.set_boot_device(task, 'disk',
+                                           persistent=True)
+
+
+def power_off_agent(task):
+    """Power the agent's machine off; its ramdisk is cleaned up."""
+    task.driver.power.set_power_state(task, states.POWER_OFF)
+    clean_up = getattr(task.driver.boot, 'clean_up_ramdisk', None)
+    if clean_up is not None:
+        clean_up(task)
+
+
+def back_to_the_instance(task):
+    """From the agent's ramdisk (servicing, rescue) back to the node's
+    instance: the agent powered off, the disk booted."""
+    power_off_agent(task)
+    boot_from_disk(task)
+    task.driver.power.set_power_state(task, states.POWER_ON)
+
+
 class AgentDeploy(base.DeployInterface):
     """``direct``: see the module docstring."""
 
@@ -231,7 +275,7 @@ class AgentDeploy(base.DeployInterface):
     @base.deploy_step(priority=100)
     def deploy(self, task):
         """Boot the node into the agent's ramdisk; wait for the agent."""
-        self._boot_agent(task)
+        boot_agent(task)
         return base.wait_for_agent(task)
 
     @base.deploy_step(priority=80)
@@ -249,23 +293,23 @@ class AgentDeploy(base.DeployInterface):
         """Make the node boot the written instance from its disk."""
         if boot_mode(task.node) == 'uefi':
             partitions = _client().get_partition_uuids(
-                _endpoint(task.node))['command_result'] or {}
+                endpoint(task.node))['command_result'] or {}
             _client().install_bootloader(
-                _endpoint(task.node), partitions.get('root uuid'), 'uefi',
+                endpoint(task.node), partitions.get('root uuid'), 'uefi',
                 partitions.get('efi system partition uuid'))
-        self._boot_from_disk(task)
+        boot_from_disk(task)
 
     @base.deploy_step(priority=40)
     def tear_down_agent(self, task):
         """Flush the disks through the agent, then power off out of band."""
         try:
-            _client().sync(_endpoint(task.node))
+            _client().sync(endpoint(task.node))
         except exception.AgentError as exc:
             # The write itself was confirmed; a power off without the
             # sync is what Ironic falls back to as well.
             LOG.warning('Node %s: could not sync its disks through the '
                         'agent before powering off: %s', task.node.uuid, exc)
-        self._power_off_agent(task)
+        power_off_agent(task)
 
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
@@ -278,7 +322,7 @@ class AgentDeploy(base.DeployInterface):
     # --- the agent ------------------------------------------------------
 
     def agent_steps(self, task, kind):
-        return _client().get_steps(_endpoint(task.node), kind,
+        return _client().get_steps(endpoint(task.node), kind,
                                    _node_dict(task.node),
                                    _ports(task))['command_result']
 
@@ -286,7 +330,7 @@ class AgentDeploy(base.DeployInterface):
         node = task.node
         label = '%s.%s' % (step['interface'], step['step'])
         result = _client().execute_step(
-            _endpoint(node), kind,
+            endpoint(node), kind,
             {key: step.get(key) for key in ('interface', 'step', 'priority',
                                             'args', 'reboot_requested')
              if key in step}, _node_dict(node), _ports(task))
@@ -308,7 +352,7 @@ class AgentDeploy(base.DeployInterface):
         command = (node.driver_internal_info or {}).get(COMMAND_KEY)
         if not command:
             return base.DONE
-        result = _client().get_command(_endpoint(node), command['id'])
+        result = _client().get_command(endpoint(node), command['id'])
         status = result['command_status']
         if status == agent_client.RUNNING:
             return None
@@ -342,53 +386,21 @@ class AgentDeploy(base.DeployInterface):
 
     def prepare_cleaning(self, task):
         """Boot the agent: its clean steps run once it reports them."""
-        self._boot_agent(task)
+        boot_agent(task)
         return base.wait_for_agent(task)
 
     def tear_down_cleaning(self, task):
-        self._power_off_agent(task)
+        power_off_agent(task)
 
     # --- servicing ------------------------------------------------------
 
     def prepare_service(self, task):
         """Boot the agent on the active node: its service steps run once
         it reports them."""
-        self._boot_agent(task)
+        boot_agent(task)
         return base.wait_for_agent(task)
 
     def tear_down_service(self, task):
         """Power the agent off and boot the node's instance again from
         its disk, as the deploy left it."""
-        self._power_off_agent(task)
-        self._boot_from_disk(task)
-        task.driver.power.set_power_state(task, states.POWER_ON)
-
-    # --- power and boot -------------------------------------------------
-
-    @staticmethod
-    def _boot_agent(task):
-        power = task.driver.power
-        power.set_power_state(task, states.POWER_OFF)
-        prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
-        if prepare is not None:
-            prepare(task)
-        else:
-            task.driver.management.set_boot_device(task, 'pxe')
-        power.set_power_state(task, states.POWER_ON)
-
-    @staticmethod
-    def _boot_from_disk(task):
-        """Make the node boot its instance from its disk next time."""
-        prepare = getattr(task.driver.boot, 'prepare_instance_from_disk',
-                          None)
-        if prepare is not None:
-            prepare(task)
-        task.driver.management.set_boot_device(task, 'disk',
-                                               persistent=True)
-
-    @staticmethod
-    def _power_off_agent(task):
-        task.driver.power.set_power_state(task, states.POWER_OFF)
-        clean_up = getattr(task.driver.boot, 'clean_up_ramdisk', None)
-        if clean_up is not None:
-            clean_up(task)
+        back_to_the_instance(task)

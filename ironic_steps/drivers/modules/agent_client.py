@@ -310,6 +310,17 @@ class AgentClient:
         return self.execute_step(endpoint, 'clean', step, node, ports,
                                  hardware_manager_version)
 
+    # --- rescue -------------------------------------------------------------
+
+    def finalize_rescue(self, endpoint: AgentEndpoint,
+                        hashed_password: str) -> dict:
+        """Give the rescue environment its user's password, as a crypt(3)
+        hash (``rescue.finalize_rescue`` with ``hashed``: IPA 6 and
+        later); the agent then steps aside for the user."""
+        return self.execute(endpoint, 'rescue.finalize_rescue',
+                            {'rescue_password': hashed_password,
+                             'hashed': True}, wait=True)
+
     # --- the image and the machine ------------------------------------------
 
     def prepare_image(self, endpoint: AgentEndpoint, image_info: dict,

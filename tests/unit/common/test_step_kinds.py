@@ -38,7 +38,7 @@ class FlowTableTest(testtools.TestCase):
                           states.DEPLOYHOLD, states.CLEANING,
                           states.CLEANWAIT, states.CLEANHOLD,
                           states.SERVICING, states.SERVICEWAIT,
-                          states.SERVICEHOLD},
+                          states.SERVICEHOLD, states.RESCUEWAIT},
                          set(step_kinds.AGENT_STATES))
 
     def test_no_two_flows_share_a_state_or_a_key(self):

@@ -117,8 +117,12 @@ implement it):
 * 1.82 - node ``shard`` field; ``?shard`` and ``?sharded`` filters;
   ``GET /v1/shards``.
 * 1.83 - node ``parent_node`` field; ``?parent_node`` and
-  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``
-  (maximum).
+  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``.
+* 1.84 - ``POST /v1/continue_inspection``: the agent of a node in
+  ``inspect wait`` posts its inventory (the ``agent`` inspect interface);
+  the answer carries the node and the agent's configuration, as a lookup's
+  (maximum).  At 1.1 only, it answers the node's UUID alone, as
+  ironic-inspector did (ironic-python-agent posts without a version).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -216,9 +220,10 @@ MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
 MINOR_81_NODE_INVENTORY = 81
 MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
+MINOR_84_CONTINUE_INSPECTION = 84
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_83_PARENT_CHILD_NODES)
+_MAX_VERSION = (BASE_VERSION, MINOR_84_CONTINUE_INSPECTION)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

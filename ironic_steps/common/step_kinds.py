@@ -122,6 +122,10 @@ WAIT_STATES = tuple(flow.wait_state for flow in FLOWS.values())
 #: states), and may look it up.
 AGENT_STATES = tuple(state for flow in FLOWS.values()
                      for state in flow.under_way)
+#: An agent may look its node up in these states: those of the flows it
+#: serves, and those of an inspection in band, which it serves too (an
+#: agent's inventory is answered with the token, as a lookup is).
+LOOKUP_STATES = AGENT_STATES + (states.INSPECTING, states.INSPECTWAIT)
 
 
 def running_in(provision_state):

@@ -17,7 +17,8 @@ the default here because it was the only deploy interface before: a node
 enrolled without a deploy interface keeps deploying as it did.
 
 Inspect is ``redfish`` (release 0.11: the BMC's view of the hardware, as
-Ironic's redfish inspection reads it) or ``no-inspect``.  The other
+Ironic's redfish inspection reads it), ``agent`` (release 0.12: the agent,
+booted from ``driver_info/deploy_iso``, reports it) or ``no-inspect``.  The other
 interface types get their no-op implementations.
 """
 
@@ -36,7 +37,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         'bios': ('redfish',),
         'boot': ('redfish-virtual-media',),
         'deploy': ('ramdisk', 'direct'),
-        'inspect': ('redfish', 'no-inspect'),
+        'inspect': ('redfish', 'agent', 'no-inspect'),
         'management': ('redfish',),
         'power': ('redfish',),
         'raid': ('redfish',),

@@ -71,3 +71,9 @@ class ReleaseMappingTest(testtools.TestCase):
                          .fields_unknown_at(release['objects']['Node'][-1]))
         self.assertEqual(('1.80', '1.5'), (before['api'], before['rpc']))
         self.assertEqual(('1.83', '1.7'), (release['api'], release['rpc']))
+
+    def test_release_0_12_brings_in_band_inspection(self):
+        before, release = MAPPING['0.11'], MAPPING['0.12']
+        self.assertEqual(('1.84', '1.8'), (release['api'], release['rpc']))
+        # Nothing else changed: no object version moved.
+        self.assertEqual(before['objects'], release['objects'])

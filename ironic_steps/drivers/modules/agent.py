@@ -204,6 +204,28 @@ def check_root_device_hints(node):
                                    ', '.join(sorted(ROOT_DEVICE_HINTS))))
 
 
+def boot_agent(task):
+    """Power the node off, have its boot interface prepare the agent's
+    ramdisk (or boot from the network without one), power it on."""
+    power = task.driver.power
+    power.set_power_state(task, states.POWER_OFF)
+    prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
+    if prepare is not None:
+        prepare(task)
+    else:
+        task.driver.management.set_boot_device(task, 'pxe')
+    power.set_power_state(task, states.POWER_ON)
+
+
+def power_off_agent(task):
+    """Power the node off out of band; its boot interface cleans up what
+    it prepared for the agent's ramdisk."""
+    task.driver.power.set_power_state(task, states.POWER_OFF)
+    clean_up = getattr(task.driver.boot, 'clean_up_ramdisk', None)
+    if clean_up is not None:
+        clean_up(task)
+
+
 class AgentDeploy(base.DeployInterface):
     """``direct``: see the module docstring."""
 
@@ -231,7 +253,7 @@ class AgentDeploy(base.DeployInterface):
     @base.deploy_step(priority=100)
     def deploy(self, task):
         """Boot the node into the agent's ramdisk; wait for the agent."""
-        self._boot_agent(task)
+        boot_agent(task)
         return base.wait_for_agent(task)
 
     @base.deploy_step(priority=80)
@@ -270,7 +292,7 @@ class AgentDeploy(base.DeployInterface):
             # sync is what Ironic falls back to as well.
             LOG.warning('Node %s: could not sync its disks through the '
                         'agent before powering off: %s', task.node.uuid, exc)
-        self._power_off_agent(task)
+        power_off_agent(task)
 
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
@@ -347,28 +369,8 @@ class AgentDeploy(base.DeployInterface):
 
     def prepare_cleaning(self, task):
         """Boot the agent: its clean steps run once it reports them."""
-        self._boot_agent(task)
+        boot_agent(task)
         return base.wait_for_agent(task)
 
     def tear_down_cleaning(self, task):
-        self._power_off_agent(task)
-
-    # --- power and boot -------------------------------------------------
-
-    @staticmethod
-    def _boot_agent(task):
-        power = task.driver.power
-        power.set_power_state(task, states.POWER_OFF)
-        prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
-        if prepare is not None:
-            prepare(task)
-        else:
-            task.driver.management.set_boot_device(task, 'pxe')
-        power.set_power_state(task, states.POWER_ON)
-
-    @staticmethod
-    def _power_off_agent(task):
-        task.driver.power.set_power_state(task, states.POWER_OFF)
-        clean_up = getattr(task.driver.boot, 'clean_up_ramdisk', None)
-        if clean_up is not None:
-            clean_up(task)
+        power_off_agent(task)

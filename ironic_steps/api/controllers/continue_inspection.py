@@ -100,22 +100,27 @@ def _inventory(data):
             reason='"inventory" must be a JSON object (the agent\'s '
             'inventory), got %s' % ('nothing' if inventory is None
                                     else type(inventory).__name__))
-    problem = inventory_format.problem(inventory)
-    if problem is None and not inventory['interfaces']:
-        problem = 'at interfaces: the machine has no network interface'
-    for index, interface in enumerate(inventory['interfaces']):
-        if problem is None and not isinstance(interface.get('mac_address'),
-                                              str):
-            problem = 'at interfaces/%d: it has no mac_address' % index
-    for key in ('bmc_address', 'bmc_v6address'):
-        value = inventory.get(key)
-        if problem is None and value is not None and not isinstance(
-                value, str):
-            problem = 'at %s: %r is not a string' % (key, value)
+    problem = inventory_format.problem(inventory) or _lookup_problem(
+        inventory)
     if problem is not None:
         raise errors.InvalidBody(reason='the inventory is malformed %s'
                                  % problem)
     return inventory
+
+
+def _lookup_problem(inventory):
+    """What the node cannot be looked up by in a well-formed inventory,
+    as Ironic's minimal inventory says, or None."""
+    if not inventory['interfaces']:
+        return 'at interfaces: the machine has no network interface'
+    for index, interface in enumerate(inventory['interfaces']):
+        if not isinstance(interface.get('mac_address'), str):
+            return 'at interfaces/%d: it has no mac_address' % index
+    for key in ('bmc_address', 'bmc_v6address'):
+        value = inventory.get(key)
+        if value is not None and not isinstance(value, str):
+            return 'at %s: %.64r is not a string' % (key, value)
+    return None
 
 
 def _macs(inventory):

@@ -39,11 +39,9 @@ def post_as_the_agent(endpoint, body):
 class InBandInspectionCLITest(test_openstack_client.CLITestCase):
 
     def manageable(self, client, name, *create_args):
-        created = client.json('node', 'create', '--driver', 'fake-hardware',
-                              '--name', name, '--inspect-interface', 'agent',
-                              *create_args)
+        created = super().manageable(client, name, '--inspect-interface',
+                                     'agent', *create_args)
         self.assertEqual('agent', created['inspect_interface'])
-        client.run('node', 'manage', name, '--wait', '30')
         return created
 
     def test_the_fake_agent_reports_and_the_inventory_is_saved(self):

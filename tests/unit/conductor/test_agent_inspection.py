@@ -21,6 +21,7 @@ from ironic_steps.drivers.modules import fake
 from ironic_steps.drivers.modules import fake_machine
 from ironic_steps import objects
 from tests import base
+from tests.unit.conductor import test_inspection
 
 PROPERTIES = {'cpus': 4, 'memory_mb': 8192, 'local_gb': 50}
 #: What a machine's agent reports: a small, real-looking inventory.
@@ -35,23 +36,14 @@ INVENTORY = {
 }
 
 
-def ports_of(context, node):
-    return sorted((port.address, port.pxe_enabled) for port in
-                  objects.Port.list(context,
-                                    filters={'node_uuid': node.uuid}))
+ports_of = test_inspection.ports_of
 
 
-class _AgentInspectionTestCase(base.ConductorTestCase):
+class _AgentInspectionTestCase(test_inspection._InspectionTestCase):
 
     def manageable(self, **fields):
         fields.setdefault('inspect_interface', 'agent')
-        node = self.create_node(**fields)
-        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
-        return self.wait_for_state(node, states.MANAGEABLE)
-
-    def inspect(self, node, ends_in=states.MANAGEABLE):
-        self.rpcapi.inspect_hardware(self.context, node.uuid)
-        return self.wait_for_state(node, ends_in)
+        return super().manageable(**fields)
 
 
 class FakeAgentReportsTest(_AgentInspectionTestCase):

@@ -45,6 +45,9 @@ from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
+#: Plugin data key of the agent's logs, which are not stored.
+LOGS_KEY = 'logs'
+
 
 def start_inspection(task, worker):
     """Check the node can be inspected, then hand the work to ``worker``.
@@ -84,6 +87,11 @@ def continue_inspection(task, worker, inventory, plugin_data):
         raise exception.InspectedNodeNotFound()
     LOG.info('Node %s: its hardware reported; inspection goes on',
              node.uuid)
+    # The ramdisk's logs (ironic-python-agent sends them, compressed) can
+    # be large and are nobody's inventory: Ironic does not store them with
+    # it either.
+    plugin_data = {key: value for key, value in plugin_data.items()
+                   if key != LOGS_KEY}
     task.start_work(states.EVENT_RESUME, worker, functools.partial(
         do_continue_inspection, inventory=inventory,
         plugin_data=plugin_data))

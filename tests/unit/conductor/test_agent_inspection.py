@@ -115,6 +115,13 @@ class AgentReportsTest(_AgentInspectionTestCase):
                          stored.plugin_data)
         self.assertEqual(states.POWER_OFF, node.power_state)
 
+    def test_the_agents_logs_are_not_stored_with_the_plugin_data(self):
+        node = self.waiting()
+        self.report(node, plugin_data={'logs': 'H4sIAAAA', 'extra': 1})
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        stored = objects.NodeInventory.get_by_node_id(self.context, node.id)
+        self.assertEqual({'extra': 1}, stored.plugin_data)
+
     def test_the_agent_token_handed_out_while_waiting_is_forgotten(self):
         node = self.waiting()
         token = self.rpcapi.get_node_with_token(self.context, node.uuid)

@@ -84,6 +84,13 @@ class AgentInspect(base.InspectInterface):
     #: Not offered, nor given to new nodes, while pinned before it.
     since_release = '0.12'
 
+    def validate(self, task):
+        """What the node's boot interface needs to boot the agent for an
+        inspection (redfish: the deploy ISO), as Ironic asks it."""
+        check = getattr(task.driver.boot, 'validate_inspection', None)
+        if check is not None:
+            check(task)
+
     def inspect_hardware(self, task):
         node = task.node
         addresses = bmc_addresses(node.driver_info)

@@ -18,6 +18,13 @@ parked again, looking again with backoff, as a real agent heartbeats
 periodically.  One timer thread serves every node, so thousands of
 waiting nodes cost one thread plus a few senders.
 
+When a fake machine boots the agent's ramdisk for an inspection in band
+(the ``agent`` inspect interface; ``fake_machine.ramdisk_booted``), it
+reports the machine's inventory (``fake_machine.inventory``) once the node
+is parked in ``inspect wait``, through the conductor's
+``continue_inspection``, the path ``/v1/continue_inspection`` takes
+behind the API.
+
 It reads its node's row, which an agent on a machine could not: that is
 how it knows, without a heartbeat turned away, that the node is parked.
 """
@@ -33,7 +40,9 @@ from oslo_log import log
 import oslo_messaging as messaging
 
 from ironic_steps.common import context
+from ironic_steps.common import boot_modes
 from ironic_steps.common import exception
+from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import rpcapi
@@ -72,6 +81,13 @@ class _Conductor:
         api.heartbeat(ctx, node_uuid,
                       agent_token=self._tokens.get(node_uuid))
 
+    def report_inventory(self, node_uuid):
+        """Post the fake machine's inventory, as booted to be inspected."""
+        api, ctx = self._rpc()
+        node = objects.Node.get_row(ctx, node_uuid)
+        api.continue_inspection(ctx, node_uuid, fake_machine.inventory(
+            node, node.boot_mode or boot_modes.UEFI), {})
+
 
 def _token_on_the_node(node_uuid):
     node = objects.Node.get_row(context.get_admin_context(), node_uuid)
@@ -79,6 +95,8 @@ def _token_on_the_node(node_uuid):
 
 
 PARKED, BUSY, MOVED_ON = 'parked', 'busy', 'moved on'
+#: The kind of job of an agent booted to inspect its machine.
+INSPECTION = 'inspection'
 
 
 def _stage(node_uuid, kind, step_index):
@@ -93,11 +111,25 @@ def _stage(node_uuid, kind, step_index):
     return BUSY
 
 
+def _inspection_stage(node_uuid):
+    """Where an inspection stands for the agent booted to report it."""
+    node = objects.Node.get_row(context.get_admin_context(), node_uuid)
+    if node.provision_state == states.INSPECTWAIT and not node.reservation:
+        return PARKED
+    if node.provision_state == states.INSPECTING:
+        return BUSY
+    return MOVED_ON
+
+
 class FakeAgent:
 
-    def __init__(self, send=None, stage=_stage, clock=time.monotonic):
-        self._send = send or _Conductor().heartbeat
+    def __init__(self, send=None, stage=_stage, clock=time.monotonic,
+                 report=None, inspection_stage=_inspection_stage):
+        conductor = _Conductor()
+        self._send = send or conductor.heartbeat
         self._stage = stage
+        self._report = report or conductor.report_inventory
+        self._inspection_stage = inspection_stage
         self._clock = clock
         self._due = []
         self._order = itertools.count()
@@ -133,6 +165,15 @@ class FakeAgent:
         if CONF.fake.agent_delay < 0:
             return
         self._schedule((node_uuid, kind, step_index), 0, attempt=0, new=True)
+
+    def ramdisk_booted(self, node_uuid):
+        """The machine of ``node_uuid`` booted the agent's ramdisk: if it
+        is inspected in band, report its inventory once it is parked."""
+        delay = CONF.fake.agent_delay
+        if delay < 0:
+            return
+        self._schedule((node_uuid, INSPECTION, None), delay, attempt=0,
+                       new=True)
 
     def serving(self):
         """The (node, kind, step index) this agent will heartbeat for."""
@@ -173,13 +214,18 @@ class FakeAgent:
         # Heartbeat only once the node is parked: while its worker still
         # holds it, a heartbeat would only be turned away.
         node_uuid, kind, step_index = job
+        inspecting = kind == INSPECTION
         try:
-            stage = (PARKED if parked
-                     else self._stage(node_uuid, kind, step_index))
+            if parked:
+                stage = PARKED
+            elif inspecting:
+                stage = self._inspection_stage(node_uuid)
+            else:
+                stage = self._stage(node_uuid, kind, step_index)
             if stage == MOVED_ON:
                 return self._done(job)
             if stage == PARKED:
-                self._send(node_uuid)
+                (self._report if inspecting else self._send)(node_uuid)
                 return self._done(job)
         except (exception.NodeLocked, exception.TemporaryFailure):
             pass   # taken meanwhile, or no conductor free: try again
@@ -190,8 +236,9 @@ class FakeAgent:
             # holding it: a real agent just heartbeats again.
             LOG.info('Fake agent: no conductor answered the heartbeat of '
                      'node %s in time; trying again', node_uuid)
-        except exception.NodeNotFound:
-            LOG.info('Fake agent: node %s is gone, no heartbeat', node_uuid)
+        except exception.NotFound:
+            LOG.info('Fake agent: node %s is gone or waits no more; no '
+                     'heartbeat', node_uuid)
             return self._done(job)
         except Exception:
             LOG.exception('Fake agent heartbeat for node %s failed',

@@ -149,7 +149,10 @@ RELEASE_MAPPING = collections.OrderedDict([
     }),
     # Steps across a server's whole life: servicing (RPC 1.8
     # do_node_service; Node 1.6 service_step; API 1.87), the hold step and
-    # the unhold verb (API 1.85).
+    # the unhold verb (API 1.85); in-band inspection: the agent inspect
+    # interface, whose agent posts its inventory to
+    # /v1/continue_inspection (API 1.84; RPC 1.8 continue_inspection); the
+    # agent rescue interface.
     ('0.12', {
         'api': '1.87',
         'rpc': '1.8',

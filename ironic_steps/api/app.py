@@ -19,6 +19,7 @@ import flask
 from ironic_steps.api import auth
 from ironic_steps.api.controllers import allocations
 from ironic_steps.api.controllers import conductors
+from ironic_steps.api.controllers import continue_inspection
 from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
@@ -53,7 +54,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                allocations.blueprint, allocations.node_blueprint,
                node_management.blueprint, step_history.blueprint,
                node_history.blueprint, node_inventory.blueprint,
-               node_children.blueprint, shards.blueprint)
+               node_children.blueprint, shards.blueprint,
+               continue_inspection.blueprint)
 
 
 def _prepare_request():

@@ -181,6 +181,10 @@ _RULES = [
           'An agent looks its node up and gets its agent token, once; '
           'open to all, agents have no credentials.',
           ('GET', '/lookup')),
+    _rule('baremetal:driver:ipa_continue_inspection', '@',
+          'An agent posts the inventory of a node inspected in band; open '
+          'to all, agents have no credentials.',
+          ('POST', '/continue_inspection')),
     _rule('baremetal:driver:get', _READ, 'List and show drivers.',
           ('GET', '/drivers'), ('GET', '/drivers/{driver_name}')),
     _rule('baremetal:driver:get_properties', _READ,

@@ -118,6 +118,11 @@ implement it):
   ``GET /v1/shards``.
 * 1.83 - node ``parent_node`` field; ``?parent_node`` and
   ``?include_children`` filters; ``GET /v1/nodes/{node}/children``.
+* 1.84 - ``POST /v1/continue_inspection``: the agent of a node in
+  ``inspect wait`` posts its inventory (the ``agent`` inspect interface);
+  the answer carries the node and the agent's configuration, as a lookup's.
+  At 1.1 only, it answers the node's UUID alone, as ironic-inspector did
+  (ironic-python-agent posts without a version).
 * 1.85 - the ``unhold`` provision target: a flow held by a ``hold`` step
   goes on (from ``deploy hold``, ``clean hold``, ``service hold``).
 * 1.87 - servicing: the ``service`` provision target with
@@ -220,6 +225,7 @@ MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
 MINOR_81_NODE_INVENTORY = 81
 MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
+MINOR_84_CONTINUE_INSPECTION = 84
 MINOR_85_UNHOLD_VERB = 85
 MINOR_87_SERVICE = 87
 

@@ -149,6 +149,13 @@ class NodeNotFound(NotFound):
     _msg_fmt = 'Node %(node)s could not be found.'
 
 
+class InspectedNodeNotFound(NotFound):
+    """The same for every reason, so that an anonymous caller learns
+    nothing of the nodes (as Ironic's generic answer)."""
+    _msg_fmt = ('No node waiting in "inspect wait" matches the MAC '
+                'addresses and BMC address of this inventory.')
+
+
 class ConductorNotFound(NotFound):
     _msg_fmt = 'Conductor %(conductor)s could not be found.'
 

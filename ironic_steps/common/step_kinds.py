@@ -149,6 +149,10 @@ UNDER_WAY_STATES = (states.WORKING_STATES + WAIT_STATES + HOLD_STATES
 AGENT_STATES = tuple(state for flow in FLOWS.values()
                      for state in (*flow.under_way, flow.hold_state)) + (
     states.RESCUEWAIT,)
+#: An agent may look its node up in these states: those of the flows it
+#: serves, and those of an inspection in band, which it serves too (an
+#: agent's inventory is answered with the token, as a lookup is).
+LOOKUP_STATES = AGENT_STATES + (states.INSPECTING, states.INSPECTWAIT)
 
 
 def held_in(provision_state):

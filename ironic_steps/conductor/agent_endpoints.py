@@ -1,10 +1,12 @@
 """The conductor's RPC endpoints for the agent running on a machine.
 
 An agent (ironic-python-agent, or fake-hardware's fake agent) looks its
-node up once and heartbeats until its work is done; the API passes both
-on to the conductor that handles the node.  Tokens are checked before any
+node up once and heartbeats until its work is done, or, booted to inspect
+its machine, posts the machine's inventory; the API passes each on to the
+conductor that handles the node.  Tokens are checked before any
 lock or write (:mod:`agent_token`); what a heartbeat means for the node's
-flow is :mod:`agent_heartbeat`'s.
+flow is :mod:`agent_heartbeat`'s, what an inventory means
+:mod:`inspection`'s.
 """
 
 from oslo_log import log
@@ -14,6 +16,7 @@ from ironic_steps.common import step_kinds
 from ironic_steps.conductor import agent_heartbeat
 from ironic_steps.conductor import agent_token as agent_tokens
 from ironic_steps.conductor import endpoint_base
+from ironic_steps.conductor import inspection
 from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
@@ -83,3 +86,17 @@ class AgentEndpoints:
                     task, worker, callback_url=callback_url,
                     agent_version=agent_version,
                     agent_verify_ca=agent_verify_ca)
+
+    @endpoint_base.expected
+    def continue_inspection(self, context, node_id, inventory,
+                            plugin_data=None):
+        """An agent's inventory for a node in ``inspect wait`` (RPC 1.8):
+        recorded in a worker (:func:`inspection.continue_inspection`).  A
+        node still ``inspecting`` (its agent came up before its worker
+        parked it) is locked: waited for as any lock is, else NodeLocked
+        (409, and the agent posts again, as ironic-python-agent does); a
+        node that does not wait then is not found."""
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='continue inspection') as task:
+            inspection.continue_inspection(task, worker, inventory,
+                                           plugin_data or {})

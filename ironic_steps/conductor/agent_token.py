@@ -132,7 +132,7 @@ class KnownTokens:
         :returns: the token, or :data:`MASK` once it was handed out.
         """
         node = objects.Node.get_row(context, node_id)
-        if node.provision_state not in step_kinds.AGENT_STATES:
+        if node.provision_state not in step_kinds.LOOKUP_STATES:
             raise exception.NodeNotFound(node=node_id)
         token, info = hand_out(node.driver_internal_info)
         if info is None:

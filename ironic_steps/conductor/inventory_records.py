@@ -2,7 +2,7 @@
 
 Given what an inspect interface found (a ``drivers.inspection.Found``:
 an inventory and plugin data), :func:`record` checks the inventory's
-shape (:data:`drivers.inspection.SCHEMA`; nothing is recorded from one
+shape (:data:`common.inventory_format.SCHEMA`; nothing is recorded from one
 that does not fit) and then, as Ironic's inspection does:
 
 1. sets the node's ``properties`` it derives (:func:`properties`):
@@ -20,18 +20,16 @@ It reads no hardware and moves no state: that is the flow's
 (:mod:`inspection`).
 """
 
-import jsonschema
 from oslo_log import log
 from oslo_utils import netutils
 
 from ironic_steps.common import exception
+from ironic_steps.common import inventory_format
 from ironic_steps.conf import CONF
-from ironic_steps.drivers import inspection
 from ironic_steps import objects
 
 LOG = log.getLogger(__name__)
 
-_VALIDATOR = jsonschema.Draft202012Validator(inspection.SCHEMA)
 #: Properties a node must have once inspected, as Ironic's inspection.
 ESSENTIAL_PROPERTIES = ('cpu_arch', 'local_gb', 'memory_mb')
 #: Disks smaller than this are not where an image goes (Ironic's rule).
@@ -42,13 +40,11 @@ _GIB = 1024 ** 3
 def check(node, inventory):
     """:raises HardwareInspectionFailure: naming what in ``inventory`` does
     not fit the inventory format."""
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(
-        inventory))
-    if error is not None:
-        where = '/'.join(str(part) for part in error.absolute_path)
+    problem = inventory_format.problem(inventory)
+    if problem is not None:
         raise exception.HardwareInspectionFailure(
-            node=node.uuid, error='the inventory found is malformed at '
-            '%s: %s' % (where or 'its top', error.message))
+            node=node.uuid, error='the inventory found is malformed %s'
+            % problem)
 
 
 def local_gb(disks):

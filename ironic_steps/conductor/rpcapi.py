@@ -34,7 +34,8 @@ add the new version to ``release_mappings.py``):
 * 1.7 - do_node_rescue, do_node_unrescue (the ``rescue`` and
   ``unrescue`` provision targets)
 * 1.8 - do_node_service (servicing, the ``service`` provision target);
-  do_provisioning_action takes ``unhold``
+  do_provisioning_action takes ``unhold``; continue_inspection (an
+  agent's inventory, for the ``agent`` inspect interface; API 1.84)
 """
 
 import oslo_messaging as messaging
@@ -284,6 +285,15 @@ class ConductorAPI:
             return None
         return self._call(context, 'get_node_with_token', '1.2',
                           route=node_id, node_id=node_id)
+
+    def continue_inspection(self, context, node_id, inventory,
+                            plugin_data=None):
+        """Hand the conductor what the agent of ``node_id``, waiting in
+        ``inspect wait``, found; it is recorded in a worker."""
+        self._check_can_send('1.8', 'In-band inspection')
+        return self._call(context, 'continue_inspection', '1.8',
+                          route=node_id, node_id=node_id,
+                          inventory=inventory, plugin_data=plugin_data)
 
     def add_node_traits(self, context, node_id, traits, replace=False):
         """Add ``traits`` to the node, or replace all its traits with

@@ -409,6 +409,18 @@ class InspectInterface(BaseInterface):
         """An ``inspection.Found``, or ``inspection.WAIT``."""
         raise NotImplementedError
 
+    def continue_inspection(self, task, inventory, plugin_data):
+        """The hardware reported (in band: the agent's inventory, through
+        ``/v1/continue_inspection``) to an inspection that waits.
+
+        :returns: an ``inspection.Found``.
+        :raises UnsupportedDriverExtension: for an interface that never
+            waits for a report.
+        """
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension='in-band inspection',
+            interface=getattr(self, 'name', type(self).__name__))
+
     def abort(self, task):
         """Stop an inspection that waits for the hardware (nothing to stop
         unless the interface started something)."""

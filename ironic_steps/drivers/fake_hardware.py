@@ -11,7 +11,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         'boot': ('fake',),
         'console': ('no-console',),
         'deploy': ('fake', 'fake-legacy', 'direct'),
-        'inspect': ('fake', 'no-inspect'),
+        'inspect': ('fake', 'agent', 'no-inspect'),
         'management': ('fake',),
         'network': ('noop', 'flat'),
         'power': ('fake',),

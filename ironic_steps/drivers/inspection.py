@@ -37,39 +37,14 @@ inventory) is the conductor's business (``conductor/inspection.py``).
 
 import dataclasses
 
+from ironic_steps.common import inventory_format
 from ironic_steps.common import states
 
 #: Returned by ``inspect_hardware`` whose hardware reports later.
 WAIT = states.INSPECTWAIT
 
-_COUNT = {'type': 'integer', 'minimum': 0}
-_TEXT_OR_NULL = {'type': ['string', 'null']}
-
 #: The parts of an inventory the conductor reads, as a JSON schema.
-SCHEMA = {
-    'type': 'object',
-    'required': ['cpu', 'memory', 'interfaces'],
-    'properties': {
-        'cpu': {'type': 'object', 'required': ['count', 'architecture'],
-                'properties': {'count': _COUNT,
-                               'architecture': {'type': 'string'}}},
-        'memory': {'type': 'object', 'required': ['physical_mb'],
-                   'properties': {'physical_mb': _COUNT}},
-        'disks': {'type': 'array', 'items': {
-            'type': 'object', 'required': ['name', 'size'],
-            'properties': {'name': {'type': 'string'}, 'size': _COUNT}}},
-        'interfaces': {'type': 'array', 'items': {
-            'type': 'object', 'required': ['name'],
-            'properties': {'name': {'type': 'string'},
-                           'mac_address': _TEXT_OR_NULL,
-                           'ipv4_address': _TEXT_OR_NULL,
-                           'ipv6_address': _TEXT_OR_NULL}}},
-        'system_vendor': {'type': 'object'},
-        'boot': {'type': 'object', 'properties': {
-            'current_boot_mode': {'enum': ['uefi', 'bios', None]},
-            'pxe_interface': _TEXT_OR_NULL}},
-    },
-}
+SCHEMA = inventory_format.SCHEMA
 
 
 @dataclasses.dataclass(frozen=True)

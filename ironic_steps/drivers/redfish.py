@@ -17,10 +17,11 @@ the default here because it was the only deploy interface before: a node
 enrolled without a deploy interface keeps deploying as it did.
 
 Inspect is ``redfish`` (release 0.11: the BMC's view of the hardware, as
-Ironic's redfish inspection reads it) or ``no-inspect``; rescue is
-``no-rescue`` unless ``agent`` is asked for (release 0.12: the agent's
-ramdisk as the rescue environment).  The other interface types get their
-no-op implementations.
+Ironic's redfish inspection reads it), ``agent`` (release 0.12: the agent,
+booted from ``driver_info/deploy_iso``, reports it) or ``no-inspect``;
+rescue is ``no-rescue`` unless ``agent`` is asked for (release 0.12: the
+agent's ramdisk as the rescue environment).  The other interface types
+get their no-op implementations.
 """
 
 import types
@@ -38,7 +39,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         'bios': ('redfish',),
         'boot': ('redfish-virtual-media',),
         'deploy': ('ramdisk', 'direct'),
-        'inspect': ('redfish', 'no-inspect'),
+        'inspect': ('redfish', 'agent', 'no-inspect'),
         'management': ('redfish',),
         'power': ('redfish',),
         'raid': ('redfish',),

@@ -13,12 +13,6 @@ from tests.functional import test_openstack_client
 
 class NodeApi183CLITest(test_openstack_client.CLITestCase):
 
-    def manageable(self, client, name, *create_args):
-        created = client.json('node', 'create', '--driver', 'fake-hardware',
-                              '--name', name, *create_args)
-        client.run('node', 'manage', name, '--wait', '30')
-        return created
-
     def test_inspect_and_save_the_inventory(self):
         _service, client = self.start_service()
         node = self.manageable(client, 'node-1', '--property', 'cpus=4',

@@ -19,6 +19,13 @@ class CLITestCase(testtools.TestCase):
             {'fake': fake, 'conductor': {'node_locked_retry_interval': 0.1}}))
         return service, functional.OpenStackClient(service.endpoint)
 
+    def manageable(self, client, name, *create_args):
+        """Enrol a fake-hardware node ``name`` and manage it."""
+        created = client.json('node', 'create', '--driver', 'fake-hardware',
+                              '--name', name, *create_args)
+        client.run('node', 'manage', name, '--wait', '30')
+        return created
+
     def enrol_and_provide(self, client, name, *create_args):
         created = client.json('node', 'create', '--driver', 'fake-hardware',
                               '--name', name, *create_args)

@@ -5,6 +5,7 @@ against sushy-tools' emulator process with our backend; what the node
 gets is compared with what the BMC shows over plain HTTP.
 """
 
+from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps import objects
 from tests.functional import test_redfish_driver
@@ -76,3 +77,53 @@ class RedfishInspectionTest(test_redfish_driver.RedfishTestCase):
         node = self.inspect(node)
         self.assertIsNone(node.last_error)
         self.assertEqual(65536, node.properties['memory_mb'])
+
+
+class RedfishAgentInspectionTest(test_redfish_driver.RedfishTestCase):
+    """The agent inspect interface on a redfish node: the agent boots from
+    the deploy ISO in the BMC's virtual CD drive; the test posts its
+    inventory as the agent would, through the conductor."""
+
+    DEPLOY_ISO = 'http://127.0.0.1:9/images/ironic-python-agent.iso'
+    INVENTORY = {'cpu': {'count': 4, 'architecture': 'x86_64'},
+                 'memory': {'physical_mb': 16384},
+                 'disks': [{'name': '/dev/sda', 'size': 100 * GIB}],
+                 'interfaces': [{'name': 'eth0',
+                                 'mac_address': '52:54:00:aa:00:01'}]}
+
+    def waiting(self):
+        node = self.manageable(inspect_interface='agent')
+        node.driver_info = dict(node.driver_info, deploy_iso=self.DEPLOY_ISO)
+        node.save()
+        self.rpcapi.inspect_hardware(self.context, node.uuid)
+        return self.wait_for_state(node, states.INSPECTWAIT, timeout=30)
+
+    def test_the_agent_boots_from_the_deploy_iso_and_its_report_ejects_it(
+            self):
+        node = self.waiting()
+        system = self.system_id()
+        media = self.emulator.virtual_media(system)
+        self.assertEqual((self.DEPLOY_ISO, True),
+                         (media['Image'], media['Inserted']))
+        self.assertEqual(['Cd'], self.emulator.boot_sources(system))
+        self.assertEqual('On', self.emulator.power_state(system))
+
+        self.rpcapi.continue_inspection(self.context, node.uuid,
+                                        self.INVENTORY, {})
+        node = self.wait_for_state(node, states.MANAGEABLE, timeout=30)
+        self.assertEqual((4, 16384, 99), tuple(node.properties[key] for key
+                         in ('cpus', 'memory_mb', 'local_gb')))
+        self.assertFalse(self.emulator.virtual_media(system)['Inserted'])
+        self.assertEqual('Off', self.emulator.power_state(system))
+
+    def test_without_a_deploy_iso_the_inspection_is_refused_naming_it(self):
+        node = self.manageable(inspect_interface='agent')
+        exc = self.assertRaises(exception.MissingParameterValue,
+                                self.rpcapi.inspect_hardware, self.context,
+                                node.uuid)
+        self.assertIn('driver_info/deploy_iso', str(exc))
+        self.assertIn('agent inspect interface', str(exc))
+        node = objects.Node.get(self.context, node.uuid)
+        self.assertEqual((states.MANAGEABLE, 'Off'), (
+            node.provision_state,
+            self.emulator.power_state(self.system_id())))

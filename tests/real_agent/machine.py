@@ -29,10 +29,15 @@ class Machine(fixtures.Fixture):
     :param node_uuid: the node this machine is.
     :param mac: its one NIC's MAC address (give the node a port with it).
     :param disks: its :class:`sandbox.LoopDisks`.
+    :param inspect: whether each agent it boots posts its inventory
+        to the API's ``/v1/continue_inspection`` when it starts (booted for
+        an inspection in band).
     """
 
-    def __init__(self, endpoint, node_uuid, mac, disks, interval=0.1):
+    def __init__(self, endpoint, node_uuid, mac, disks, interval=0.1,
+                 inspect=False):
         super().__init__()
+        self.inspect = inspect
         self.endpoint = endpoint
         self.node_uuid = node_uuid
         self.mac = mac
@@ -76,8 +81,10 @@ class Machine(fixtures.Fixture):
                 self._boot_agent()
 
     def _boot_agent(self):
-        agent = sandbox.AgentSandbox(self.endpoint, self.mac,
-                                     disks=self.disks)
+        agent = sandbox.AgentSandbox(
+            self.endpoint, self.mac, disks=self.disks,
+            inspection_callback_url=self.endpoint + '/v1/continue_inspection'
+            if self.inspect else None)
         agent.setUp()
         self._agent = agent
         self.agents.append(agent)

@@ -152,11 +152,17 @@ class AgentSandbox(fixtures.Fixture):
     :param mac: the MAC address of the agent's one interface: give the
         node a port with it, so the agent's lookup finds the node.
     :param disks: the machine's :class:`LoopDisks` (new ones by default).
+    :param inspection_callback_url: where the agent posts its inventory
+        when it starts (``ipa-inspection-callback-url``, the API's
+        ``/v1/continue_inspection``, loopback), for a node inspected in
+        band; None: it posts none.
     """
 
-    def __init__(self, api_url, mac, disks=None, proof_timeout=30):
+    def __init__(self, api_url, mac, disks=None, proof_timeout=30,
+                 inspection_callback_url=None):
         super().__init__()
         self.api_url = api_url
+        self.inspection_callback_url = inspection_callback_url
         self.mac = mac
         self._disks = disks
         self.proof_timeout = proof_timeout
@@ -193,7 +199,10 @@ class AgentSandbox(fixtures.Fixture):
     def _write_config(self):
         os.mkdir(os.path.join(self.dir, 'tmp'))
         with open(os.path.join(self.dir, 'cmdline'), 'w') as cmdline:
-            cmdline.write('ipa-api-url=%s ipa-insecure=1\n' % self.api_url)
+            cmdline.write('ipa-api-url=%s ipa-insecure=1%s\n' % (
+                self.api_url, ' ipa-inspection-callback-url=%s' % (
+                    self.inspection_callback_url)
+                if self.inspection_callback_url else ''))
         with open(os.path.join(self.dir, 'agent.conf'), 'w') as conf:
             conf.write('\n'.join([
                 '[DEFAULT]',
@@ -209,7 +218,8 @@ class AgentSandbox(fixtures.Fixture):
                 'disk_wait_attempts = 1',
                 'hardware_initialization_delay = 0',
                 'collect_lldp = False',
-                'inspection_callback_url =',
+                'inspection_callback_url = %s' % (
+                    self.inspection_callback_url or ''),
                 'debug = True',
                 # A failed download is tried again once, a second later
                 # (9 times, 10 s apart, by default: 90 s of a test).

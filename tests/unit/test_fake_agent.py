@@ -69,3 +69,41 @@ class FakeAgentTest(base.TestCase):
             [fake_agent.BUSY, fake_agent.MOVED_ON], delay=0.01)
         self.assertEqual([], sent)
         self.assertEqual(2, len(read))
+
+
+class FakeAgentInspectionTest(base.TestCase):
+    """Booted to be inspected, the agent reports once the node is parked
+    in inspect wait, and not for a node that is not inspected."""
+
+    def boot(self, stages):
+        self.config(agent_delay=0, group='fake')
+        reported, done = [], threading.Event()
+        remaining = list(stages)
+
+        def inspection_stage(node_uuid):
+            current = remaining.pop(0) if remaining else fake_agent.MOVED_ON
+            if current == fake_agent.MOVED_ON:
+                done.set()
+            return current
+
+        def report(node_uuid):
+            reported.append(node_uuid)
+            done.set()
+
+        def heartbeat(node_uuid):
+            self.fail('an agent booted to inspect does not heartbeat')
+
+        agent = fake_agent.FakeAgent(send=heartbeat, report=report,
+                                     inspection_stage=inspection_stage)
+        self.addCleanup(agent.stop)
+        agent.ramdisk_booted('node-1')
+        self.assertTrue(done.wait(10))
+        agent.stop()
+        return reported
+
+    def test_it_reports_once_the_node_is_parked(self):
+        self.assertEqual(['node-1'], self.boot(
+            [fake_agent.BUSY, fake_agent.PARKED]))
+
+    def test_a_node_that_is_not_inspected_gets_no_report(self):
+        self.assertEqual([], self.boot([fake_agent.MOVED_ON]))

@@ -71,3 +71,14 @@ class ReleaseMappingTest(testtools.TestCase):
                          .fields_unknown_at(release['objects']['Node'][-1]))
         self.assertEqual(('1.80', '1.5'), (before['api'], before['rpc']))
         self.assertEqual(('1.83', '1.7'), (release['api'], release['rpc']))
+
+    def test_release_0_12_brings_steps_across_a_server_s_life(self):
+        before, release = MAPPING['0.11'], MAPPING['0.12']
+        # In-band inspection (1.84), unhold (1.85), servicing (1.87) and
+        # RPC 1.8 (continue_inspection, do_node_service, unhold) at least.
+        self.assertGreaterEqual(
+            versionutils.convert_version_to_tuple(release['api']), (1, 87))
+        self.assertEqual('1.8', release['rpc'])
+        # The node learnt service_step.
+        self.assertEqual(['1.6'], release['objects']['Node'])
+        self.assertEqual(['1.5'], before['objects']['Node'])

@@ -17,6 +17,8 @@ _RESOURCES = {
     'heartbeat': versions.at(versions.MINOR_22_LOOKUP_HEARTBEAT),
     'conductors': versions.at(versions.MINOR_49_CONDUCTORS),
     'deploy_templates': versions.at(versions.MINOR_55_DEPLOY_TEMPLATES),
+    'continue_inspection': versions.at(
+        versions.MINOR_84_CONTINUE_INSPECTION),
 }
 
 

@@ -189,6 +189,13 @@ class FakeManagement(base.ManagementInterface):
 
 class FakeBoot(base.BootInterface):
 
+    def prepare_ramdisk(self, task):
+        """Boot the agent's ramdisk from the network; once the node is
+        parked, the fake machine's agent starts (and reports its inventory
+        if the node is inspected in band)."""
+        task.driver.management.set_boot_device(task, 'pxe')
+        task.call_after_release(fake_machine.ramdisk_booted, task.node.uuid)
+
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task):
         """Install the boot loader of the new instance."""

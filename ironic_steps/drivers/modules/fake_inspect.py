@@ -27,63 +27,16 @@ from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers import inspection
 from ironic_steps.drivers.modules import fake
+from ironic_steps.drivers.modules import fake_machine
 
 #: ``driver_info`` key: wait for a report that never comes.
 WAIT_KEY = 'fake_inspect_wait'
-#: What a fake machine has where its node's properties say nothing.
-DEFAULTS = {'cpus': 8, 'cpu_arch': 'x86_64', 'memory_mb': 16384,
-            'local_gb': 100}
 _STEP = 'inspect.inspect_hardware'
-_GIB = 1024 ** 3
-
-
-def _number(properties, key):
-    value = properties.get(key)
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return DEFAULTS[key]
-
-
-def mac_addresses(node_uuid):
-    """The MAC addresses of a fake node's two NICs: locally administered,
-    from its UUID, so they differ from node to node."""
-    digits = node_uuid.replace('-', '')
-    return ['%02x:%s' % (first, ':'.join(
-        digits[start + i:start + i + 2] for i in range(0, 10, 2)))
-        for first, start in ((0x02, 0), (0x06, 10))]
-
-
-def inventory(node, boot_mode):
-    """The fake machine behind ``node``, in the inventory format (see
-    :mod:`ironic_steps.drivers.inspection`)."""
-    properties = node.properties or {}
-    arch = properties.get('cpu_arch')
-    boot_mac, other_mac = mac_addresses(node.uuid)
-    address = '192.0.2.%d' % (int(node.uuid[-2:], 16) % 254 + 1)
-    return {
-        'cpu': {'count': _number(properties, 'cpus'),
-                'architecture': arch if isinstance(arch, str) and arch
-                else DEFAULTS['cpu_arch'],
-                'model_name': 'Fake CPU', 'frequency': '2400'},
-        'memory': {'physical_mb': _number(properties, 'memory_mb'),
-                   'total': _number(properties, 'memory_mb') * 1024 ** 2},
-        'disks': [{'name': '/dev/sda', 'model': 'Fake Disk',
-                   'size': (_number(properties, 'local_gb') + 1) * _GIB,
-                   'rotational': False,
-                   'serial': 'FAKE-%s-0' % node.uuid[:8].upper()}],
-        'interfaces': [
-            {'name': 'eth0', 'mac_address': boot_mac, 'ipv4_address': address,
-             'ipv6_address': None, 'has_carrier': True, 'speed_mbps': 10000},
-            {'name': 'eth1', 'mac_address': other_mac, 'ipv4_address': None,
-             'ipv6_address': None, 'has_carrier': False,
-             'speed_mbps': 10000}],
-        'system_vendor': {'manufacturer': 'ironic-steps',
-                          'product_name': 'fake-hardware',
-                          'serial_number': 'FAKE-%s' % node.uuid[:8].upper()},
-        'boot': {'current_boot_mode': boot_mode, 'pxe_interface': boot_mac},
-    }
+#: The fake machine's hardware is the fake machine's (its agent reports
+#: it too); named here as well for what reads it as inspection's.
+DEFAULTS = fake_machine.DEFAULTS
+mac_addresses = fake_machine.mac_addresses
+inventory = fake_machine.inventory
 
 
 class FakeInspect(base.InspectInterface):
@@ -101,7 +54,8 @@ class FakeInspect(base.InspectInterface):
                 '%s names %s)' % (fake.FAIL_STEP_KEY, _STEP))
         if strutils.bool_from_string(driver_info.get(WAIT_KEY)):
             return inspection.WAIT
-        return inspection.Found(inventory(task.node, self._boot_mode(task)))
+        return inspection.Found(fake_machine.inventory(
+            task.node, self._boot_mode(task)))
 
     @staticmethod
     def _boot_mode(task):

@@ -302,3 +302,38 @@ class PinnedTo010Test(_UpgradeTestCase):
         node = self.wait_for_state(node, states.MANAGEABLE)
         self.assertIsNotNone(node.inspection_finished_at)
         self.assertEqual(8, node.properties['cpus'])
+
+
+class PinnedTo011Test(_UpgradeTestCase):
+    """Release 0.12 brought in-band inspection (RPC 1.8
+    continue_inspection, the agent inspect interface)."""
+
+    INVENTORY = {'cpu': {'count': 2, 'architecture': 'x86_64'},
+                 'memory': {'physical_mb': 4096},
+                 'interfaces': [{'name': 'eth0',
+                                 'mac_address': '52:54:00:00:01:01'}]}
+
+    def waiting(self):
+        node = self.create_node(inspect_interface='agent')
+        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        self.wait_for_state(node, states.MANAGEABLE)
+        self.rpcapi.inspect_hardware(self.context, node.uuid)
+        return self.wait_for_state(node, states.INSPECTWAIT)
+
+    def test_pinned_to_0_11_a_report_is_refused_and_changes_nothing(self):
+        node = self.waiting()
+        self.config(pin_release_version='0.11')
+        exc = self.assertRaises(
+            exception.NotInPinnedRelease,
+            rpcapi.ConductorAPI().continue_inspection, self.context,
+            node.uuid, self.INVENTORY, {})
+        self.assertIn('0.12', str(exc))
+        self.assertEqual(states.INSPECTWAIT, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
+    def test_unpinned_a_report_reaches_the_nodes_conductor(self):
+        node = self.waiting()
+        self.rpcapi.continue_inspection(self.context, node.uuid,
+                                        self.INVENTORY, {})
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertEqual(4096, node.properties['memory_mb'])

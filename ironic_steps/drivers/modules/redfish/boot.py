@@ -47,9 +47,11 @@ DEPLOY_PROPERTIES = {
 }
 
 
-def deploy_iso(node):
+def deploy_iso(node, needed_by=None):
     """The URL of the ISO a node boots ironic-python-agent from.
 
+    :param needed_by: what boots the agent, for the error (default: the
+        node's deploy interface).
     :raises MissingParameterValue: or InvalidParameterValue, naming the
         ``driver_info`` key.
     """
@@ -60,9 +62,10 @@ def deploy_iso(node):
         raise exception.MissingParameterValue(
             err='driver_info/%s (or its deprecated name, driver_info/%s) is '
                 'missing: the http(s) URL of the ISO of the agent\'s ramdisk '
-                'node %s boots for its %s deploy interface' % (
+                'node %s boots for %s' % (
                     DEPLOY_ISO, DEPRECATED_DEPLOY_ISO, node.uuid,
-                    node.deploy_interface))
+                    needed_by or 'its %s deploy interface'
+                    % node.deploy_interface))
     if not isinstance(url, str) or not url.startswith(
             ('http://', 'https://')):
         raise exception.InvalidParameterValue(
@@ -134,6 +137,10 @@ class RedfishVirtualMediaBoot(utils.BMCInterface, base.BootInterface):
         super().validate(task)
         if getattr(task.driver.deploy, 'uses_agent', False):
             deploy_iso(task.node)
+
+    def validate_inspection(self, task):
+        """The deploy ISO, which an inspection in band boots."""
+        deploy_iso(task.node, needed_by='its agent inspect interface')
 
     # --- the agent's ramdisk --------------------------------------------
 

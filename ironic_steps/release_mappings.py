@@ -147,6 +147,19 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0']},
     }),
+    # Runbooks (API 1.92, 1.112): named step lists (Runbook 1.0, with
+    # traits and description), /v1/runbooks and its traits, and manual
+    # cleaning with a runbook instead of clean_steps.
+    ('0.12', {
+        'api': '1.112',
+        'rpc': '1.7',
+        'objects': {'Node': ['1.5'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0'], 'Runbook': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -117,8 +117,13 @@ implement it):
 * 1.82 - node ``shard`` field; ``?shard`` and ``?sharded`` filters;
   ``GET /v1/shards``.
 * 1.83 - node ``parent_node`` field; ``?parent_node`` and
-  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``
-  (maximum).
+  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``.
+* 1.92 - the ``/v1/runbooks`` endpoints; the ``clean`` target takes a
+  ``runbook`` instead of ``clean_steps``, allowed when the runbook's name
+  is a trait of the node.
+* 1.112 - runbook ``traits`` (the ``/v1/runbooks/{runbook}/traits``
+  endpoints) decide which nodes may run a runbook, whose name need no
+  longer be a trait; runbook ``description`` field (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -216,9 +221,11 @@ MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
 MINOR_81_NODE_INVENTORY = 81
 MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
+MINOR_92_RUNBOOKS = 92
+MINOR_112_RUNBOOK_TRAITS = 112
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_83_PARENT_CHILD_NODES)
+_MAX_VERSION = (BASE_VERSION, MINOR_112_RUNBOOK_TRAITS)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

@@ -71,3 +71,9 @@ class ReleaseMappingTest(testtools.TestCase):
                          .fields_unknown_at(release['objects']['Node'][-1]))
         self.assertEqual(('1.80', '1.5'), (before['api'], before['rpc']))
         self.assertEqual(('1.83', '1.7'), (release['api'], release['rpc']))
+
+    def test_release_0_12_brings_runbooks(self):
+        before, release = MAPPING['0.11'], MAPPING['0.12']
+        self.assertNotIn('Runbook', before['objects'])
+        self.assertEqual(['1.0'], release['objects']['Runbook'])
+        self.assertEqual(('1.112', '1.7'), (release['api'], release['rpc']))

@@ -11,7 +11,10 @@ version is refused 406, as Ironic refuses it.
 Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
 (1.69) and ``clean`` requires ``clean_steps`` (1.15) and may take
 ``disable_ramdisk`` (1.70); ``deploy`` and ``undeploy`` (1.73) are
-``active`` and ``deleted`` by Ironic's newer names.  Their checks against
+``active`` and ``deleted`` by Ironic's newer names.  From 1.92 ``clean``
+may take a ``runbook`` instead of ``clean_steps`` (and
+``disable_ramdisk``): its steps, once the node may run it (see
+:mod:`ironic_steps.api.runbook_access`).  Their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
 ``inspect`` (1.6, release 0.11) reads what the hardware has
 (:mod:`ironic_steps.conductor.inspection`); ``abort`` stops an inspection
@@ -39,6 +42,7 @@ from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
 from ironic_steps.api import policy
 from ironic_steps.api import responses
+from ironic_steps.api import runbook_access
 from ironic_steps.api import versions
 from ironic_steps.common import boot_modes
 from ironic_steps.common import configdrive
@@ -96,7 +100,8 @@ _TARGETS = {
                      extras={'clean_steps': (
                          1, versions.MINOR_15_MANUAL_CLEAN),
                          'disable_ramdisk': (
-                             1, versions.MINOR_70_CLEAN_DISABLE_RAMDISK)}),
+                             1, versions.MINOR_70_CLEAN_DISABLE_RAMDISK),
+                         'runbook': (1, versions.MINOR_92_RUNBOOKS)}),
     'adopt': _Target('do_provisioning_action',
                      {'action': states.EVENT_ADOPT},
                      since=(1, versions.MINOR_17_ADOPT), release='0.11'),
@@ -118,7 +123,7 @@ _TARGETS = {
 _INSPECT_ABORT_VERSION = versions.at(versions.MINOR_41_INSPECTION_ABORT)
 #: What a request body may name, at the versions that introduced it.
 _BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'configdrive',
-              'disable_ramdisk', 'rescue_password')
+              'disable_ramdisk', 'rescue_password', 'runbook')
 
 #: Power targets -> the version that accepts them.
 _POWER_TARGETS = {
@@ -186,7 +191,9 @@ def _extras(name, target, request_body, version):
                 feature=key, needed=versions.to_string(needed),
                 version=versions.to_string(version))
         extras[key] = request_body[key]
-    if name == 'clean' and 'clean_steps' not in extras:
+    if 'runbook' in extras:
+        _check_runbook_request(extras)
+    elif name == 'clean' and 'clean_steps' not in extras:
         raise exception.MissingParameterValue(
             err='target clean needs clean_steps: the steps to run, in order')
     if name == 'rescue' and 'rescue_password' not in extras:
@@ -201,6 +208,33 @@ def _extras(name, target, request_body, version):
             del extras['configdrive']   # Ironic's "no config drive"
         else:
             _check_configdrive(extras['configdrive'], version)
+    return extras
+
+
+def _check_runbook_request(extras):
+    """A runbook names the steps and whether to boot the agent itself."""
+    if not isinstance(extras['runbook'], str) or not extras['runbook']:
+        raise exception.InvalidParameterValue(
+            err='runbook must be the name or UUID of a runbook, got %r'
+                % (extras['runbook'],))
+    given = sorted({'clean_steps', 'disable_ramdisk'} & set(extras))
+    if given:
+        raise exception.InvalidParameterValue(
+            err='give either a runbook or %s, not both: the runbook says '
+                'which steps run and whether the agent boots'
+                % ' and '.join(given))
+
+
+def _run_runbook(context, ident, version, extras):
+    """The extras of a request naming a runbook: the runbook's steps as
+    its ``clean_steps`` (see :func:`runbook_access.steps_of_runbook`)."""
+    node = node_ident.get_row(context, ident, version, with_traits=True)
+    extras = dict(extras)
+    extras['clean_steps'], disable_ramdisk = (
+        runbook_access.steps_of_runbook(context, node,
+                                        extras.pop('runbook'), version))
+    if disable_ramdisk:
+        extras['disable_ramdisk'] = True
     return extras
 
 
@@ -239,8 +273,10 @@ def set_provision_state(ident):
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
+    if 'runbook' in extras:
+        extras = _run_runbook(context, ident, version, extras)
     requested = extras.get('deploy_steps') or extras.get('clean_steps')
-    if isinstance(requested, list):
+    if isinstance(requested, list) and 'runbook' not in request_body:
         policy.authorize_steps(context, requested, node=lambda: (
             node_ident.get_row(context, ident, version)))
     rpcapi = flask.g.rpcapi

@@ -54,7 +54,10 @@ def checked(steps, position, what):
     """``steps`` (which the list's schema accepted), their positions as
     integers; refuses one beyond :data:`MAX_POSITION` and an (interface,
     step) listed twice, naming them and ``what`` lists them."""
-    steps = [dict(step, **{position: int(step[position])}) for step in steps]
+    # In the order the API shows a step's keys, whatever the request's.
+    steps = [{'interface': step['interface'], 'step': step['step'],
+              'args': step['args'], **step, position: int(step[position])}
+             for step in steps]
     for index, step in enumerate(steps):
         if step[position] > MAX_POSITION:
             raise errors.InvalidField(

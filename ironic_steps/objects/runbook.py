@@ -51,15 +51,6 @@ class Runbook(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'updated_at': fields.DateTimeField(nullable=True),
     }
 
-    @classmethod
-    def _from_db_object(cls, context, db_runbook, obj=None):
-        runbook = obj if obj is not None else cls(context)
-        for field in cls.fields:
-            setattr(runbook, field, db_runbook[field])
-        runbook._context = context
-        runbook.obj_reset_changes()
-        return runbook
-
     # --- loading --------------------------------------------------------
 
     @classmethod

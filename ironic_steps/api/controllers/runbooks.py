@@ -15,7 +15,7 @@ import flask
 
 from ironic_steps.api import body
 from ironic_steps.api import lanes
-from ironic_steps.api import pagination
+from ironic_steps.api import listing
 from ironic_steps.api import patching
 from ironic_steps.api import policy
 from ironic_steps.api import query
@@ -29,7 +29,6 @@ from ironic_steps import objects
 blueprint = flask.Blueprint('runbooks', __name__, url_prefix='/v1/runbooks')
 
 _VIEW = runbook_view.VIEW
-_LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail'))
 
 
 @blueprint.before_request
@@ -40,22 +39,16 @@ def _check_version():
 
 
 def _list(detail_path):
-    context, version = flask.g.context, flask.g.version
+    context = flask.g.context
     policy.authorize('baremetal:runbook:list', context)
-    args = flask.request.args
-    query.check_known(args, _LIST_PARAMS)
-    fields = _VIEW.list_fields_for(args, version, detail_path)
-    page = pagination.parse(args)
-    marker = pagination.marker_item(
-        page, lambda uuid: runbook_access.get(context, uuid), 'runbook')
-    runbooks = objects.Runbook.list(
-        context, limit=page.limit, marker=marker, sort_key=page.sort_key,
-        sort_dir=page.sort_dir, project=runbook_access.project_of(context))
-    base = responses.public_url()
-    path = '/v1/runbooks' + ('/detail' if detail_path else '')
-    return responses.json_response(pagination.collection(
-        'runbooks', _VIEW.bodies(runbooks, version, fields, base),
-        base + path, args, page, runbooks))
+    project = runbook_access.project_of(context)
+    return listing.page_response(
+        _VIEW, 'runbooks', 'runbook', detail_path,
+        lambda uuid: runbook_access.get(context, uuid),
+        lambda page, marker: objects.Runbook.list(
+            context, limit=page.limit, marker=marker,
+            sort_key=page.sort_key, sort_dir=page.sort_dir,
+            project=project))
 
 
 @blueprint.get('')

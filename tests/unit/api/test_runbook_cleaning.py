@@ -4,10 +4,7 @@ traits (below 1.112: its name), and a request the node may not run is
 refused before anything changes.  Through the real API, conductor, step
 runner and SQLite, on fake hardware."""
 
-import os
-
 import ddt
-import fixtures
 
 from ironic_steps.common import states
 from ironic_steps import objects
@@ -186,15 +183,6 @@ class RunbookGovernanceTest(base.ApiTestCase):
     def request(self, method, path, version=V112, **kwargs):
         return super().request(method, path, version=version, **kwargs)
 
-    def use_rules(self, rules):
-        directory = self.useFixture(fixtures.TempDir()).path
-        policy_file = os.path.join(directory, 'policy.yaml')
-        with open(policy_file, 'w') as out:
-            for rule, check in rules.items():
-                out.write('"%s": "%s"\n' % (rule, check))
-        self.config(policy_file=policy_file, group='oslo_policy')
-        self.make_client()
-
     def setUp(self):
         super().setUp()
         node = self.create_node(name='node-1')
@@ -213,7 +201,7 @@ class RunbookGovernanceTest(base.ApiTestCase):
 
     def test_the_use_rule_may_refuse_a_runbook(self):
         self.make('CUSTOM_ADMIN_MADE')
-        self.use_rules({'baremetal:runbook:use': '!'})
+        self.use_policy({'baremetal:runbook:use': '!'})
         self.assertError(self.clean('CUSTOM_ADMIN_MADE'), 403,
                          'baremetal:runbook:use')
         self.assertNodeUnchanged(self.node)
@@ -223,7 +211,7 @@ class RunbookGovernanceTest(base.ApiTestCase):
         self.make('CUSTOM_ADMIN_MADE')
         self.make('CUSTOM_PUBLISHED', public=True)
         self.make('CUSTOM_PROJECT_OWN', owner='p1')
-        self.use_rules({'baremetal:step:execute:raid.apply_configuration':
+        self.use_policy({'baremetal:step:execute:raid.apply_configuration':
                         '!'})
         self.assertError(self.clean('CUSTOM_PROJECT_OWN'), 403,
                          'baremetal:step:execute:raid.apply_configuration')
@@ -233,7 +221,7 @@ class RunbookGovernanceTest(base.ApiTestCase):
             self.wait_for_state(self.node, states.MANAGEABLE)
 
     def test_a_runbook_author_may_only_write_steps_they_may_run(self):
-        self.use_rules({'baremetal:step:execute:raid.apply_configuration':
+        self.use_policy({'baremetal:step:execute:raid.apply_configuration':
                         '!'})
         response = self.post('/v1/runbooks', json={
             'name': 'CUSTOM_X', 'steps': [RAID]})

@@ -162,18 +162,25 @@ class CleanWithRunbookTest(base.ApiTestCase):
                          '[api] disallow_clean_steps')
         self.assertNodeUnchanged(self.node)
 
-    def test_a_preview_shows_the_runbook_s_steps_as_clean_steps(self):
+    def test_a_preview_shows_the_runbook_s_steps_as_the_clean_plan(self):
         self.runbook()
         self.give_node(TRAIT)
-        steps = objects.Runbook.get(self.context, 'CUSTOM_RAID_BUILD').steps
         response = self.post('/v1/nodes/node-1/x-steps/preview', json={
-            'flow': 'clean', 'clean_steps': [
-                {k: s[k] for k in ('interface', 'step', 'args')}
-                for s in sorted(steps, key=lambda s: s['order'])]})
+            'flow': 'clean', 'runbook': 'CUSTOM_RAID_BUILD'})
         self.assertEqual(200, response.status_code, response.data)
         self.assertEqual(['power.power_on', 'raid.apply_configuration'],
                          ['%s.%s' % (s['interface'], s['step'])
                           for s in response.get_json()['steps']])
+        self.assertNodeUnchanged(self.node)
+
+    def test_a_preview_of_a_runbook_the_node_may_not_run_is_refused(self):
+        self.runbook()
+        self.assertError(self.post('/v1/nodes/node-1/x-steps/preview', json={
+            'flow': 'clean', 'runbook': 'CUSTOM_RAID_BUILD'}), 400,
+            'none of the runbook\'s traits')
+        self.assertError(self.post('/v1/nodes/node-1/x-steps/preview', json={
+            'flow': 'deploy', 'runbook': 'CUSTOM_RAID_BUILD'}), 400,
+            'flow clean')
 
 
 class RunbookGovernanceTest(base.ApiTestCase):

@@ -338,5 +338,9 @@ class PinnedTo011Test(RunbookApiTestCase):
             'target': 'clean', 'runbook': 'CUSTOM_FIRMWARE_RESET'},
             version='1.83')
         self.assertError(response, 406, 'runbook', '1.92')
+        response = self.post('/v1/nodes/node-1/x-steps/preview', json={
+            'flow': 'clean', 'runbook': 'CUSTOM_FIRMWARE_RESET'},
+            version='1.83')
+        self.assertError(response, 406, 'Runbooks', '0.12')
         self.assertNodeUnchanged(node)
         self.assertEqual([], objects.Runbook.list(self.context))

@@ -29,6 +29,8 @@ from ironic_steps import objects
 blueprint = flask.Blueprint('runbooks', __name__, url_prefix='/v1/runbooks')
 
 _VIEW = runbook_view.VIEW
+#: Fields whose change needs a rule of its own besides the update rule.
+_OWN_RULES = frozenset(['owner', 'public'])
 
 
 @blueprint.before_request
@@ -95,11 +97,15 @@ def update(ident):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:runbook:update', context)
     patch = body.json_body()
+    touched = patching.fields_touched(patching.parse(patch))
+    for field in _OWN_RULES.intersection(touched):
+        # As in Ironic: who owns a runbook and who sees it are an
+        # administrator's to change.
+        policy.authorize('baremetal:runbook:update:' + field, context)
     runbook = runbook_access.get_to_change(context, ident)
     if patching.apply_changes(runbook, patch, runbook_schema.SCHEMA,
                               version, runbook_schema.empty):
-        runbook_access.check_changed(
-            runbook, patching.fields_touched(patching.parse(patch)))
+        runbook_access.check_changed(runbook, touched)
         if 'steps' in runbook.obj_what_changed():
             # Its author is the one who says what it runs from now on.
             policy.authorize_steps(context, runbook.steps)

@@ -252,6 +252,18 @@ class UpdateAndDeleteTest(RunbookApiTestCase):
         self.assertEqual((False, 'project-b'), (
             private.get_json()['public'], private.get_json()['owner']))
 
+    def test_changing_owner_or_public_needs_its_own_rule(self):
+        created = self.create_runbook()
+        self.use_policy({'baremetal:runbook:update:public': '!'})
+        path = '/v1/runbooks/%s' % created['uuid']
+        self.assertError(self.patch(path, json=[
+            {'op': 'replace', 'path': '/public', 'value': True}]), 403,
+            'baremetal:runbook:update:public')
+        self.assertEqual(created, self.get(path).get_json())
+        owned = self.patch(path, json=[
+            {'op': 'replace', 'path': '/owner', 'value': 'project-a'}])
+        self.assertEqual('project-a', owned.get_json()['owner'])
+
     def test_a_runbook_is_deleted_204_and_gone(self):
         created = self.create_runbook()
         self.create_runbook(name='CUSTOM_KEEP')

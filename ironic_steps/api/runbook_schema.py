@@ -53,6 +53,15 @@ CREATE_FIELDS = frozenset(FIELD_SCHEMAS)
 UPDATE_FIELDS = CREATE_FIELDS - {'uuid'}
 
 
+def _check_name(name):
+    # A UUID names a runbook by its UUID: such a name could never be used.
+    if identifiers.is_uuid(name):
+        raise errors.InvalidField(
+            field='name', reason='%r is a UUID, which names a runbook by '
+            'its uuid; choose another name' % name)
+    return name
+
+
 def _check_name_at(name, version):
     """Below 1.112 a node ran a runbook by carrying its name as a trait."""
     if version < runbook_view.TRAITS_VERSION:
@@ -73,7 +82,8 @@ SCHEMA = schema.Schema(
               'steps': "A runbook needs 'steps' (a non-empty list of clean "
                        "steps)."},
     hints=_HINTS,
-    checks={'steps': lambda steps: stored_steps.checked(steps, 'order',
+    checks={'name': _check_name,
+            'steps': lambda steps: stored_steps.checked(steps, 'order',
                                                         'a runbook'),
             # null: false, as Ironic stores it.
             'public': _flag, 'disable_ramdisk': _flag},

@@ -110,6 +110,7 @@ class CreateAndShowTest(RunbookApiTestCase):
         ({'steps': [BIOS, dict(BIOS, order=5)]}, 'bios.apply_configuration'),
         ({'steps': [dict(BIOS, order=2 ** 31)]}, 'order'),
         ({'name': None}, 'name'),
+        ({'name': UUID}, 'UUID'),
         ({'steps': None}, 'steps'),
         ({'traits': ['CUSTOM_X']}, 'traits'),
         ({'owner': 'p1', 'public': True}, 'public'),

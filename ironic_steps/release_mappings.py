@@ -152,7 +152,8 @@ RELEASE_MAPPING = collections.OrderedDict([
     # the unhold verb (API 1.85); in-band inspection: the agent inspect
     # interface, whose agent posts its inventory to
     # /v1/continue_inspection (API 1.84; RPC 1.8 continue_inspection); the
-    # agent rescue interface.
+    # agent rescue interface; runbooks (Runbook 1.0: API 1.92 and 1.112,
+    # served once the API's maximum reaches them).
     ('0.12', {
         'api': '1.87',
         'rpc': '1.8',
@@ -161,7 +162,7 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
-                    'NodeInventory': ['1.0']},
+                    'NodeInventory': ['1.0'], 'Runbook': ['1.0']},
     }),
 ])
 

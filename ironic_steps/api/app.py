@@ -36,6 +36,8 @@ from ironic_steps.api.controllers import node_traits
 from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
+from ironic_steps.api.controllers import runbook_traits
+from ironic_steps.api.controllers import runbooks
 from ironic_steps.api.controllers import shards
 from ironic_steps.api.controllers import step_history
 from ironic_steps.api import errors
@@ -55,7 +57,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_management.blueprint, step_history.blueprint,
                node_history.blueprint, node_inventory.blueprint,
                node_children.blueprint, shards.blueprint,
-               continue_inspection.blueprint)
+               continue_inspection.blueprint, runbooks.blueprint,
+               runbook_traits.blueprint)
 
 
 def _prepare_request():

@@ -1,8 +1,9 @@
 """Who may do what through the API: oslo.policy rules, defined in code.
 
 Three roles, as Keystone names them: ``admin`` and ``member`` may read and
-change nodes (and their traits) and deploy templates, ``reader`` may only
-read (nodes, their traits and BIOS settings, templates, ...).  Agents
+change nodes (and their traits), deploy templates and runbooks, ``reader``
+may only read (nodes, their traits and BIOS settings, templates,
+runbooks, ...).  Agents
 heartbeat without credentials.  Operators override any rule in
 ``[oslo_policy] policy_file``; ``oslopolicy-sample-generator --namespace
 ironic-steps`` lists them all (see :func:`list_rules`).
@@ -10,8 +11,8 @@ ironic-steps`` lists them all (see :func:`list_rules`).
 Who may run one step is the operator's to say, with a rule
 ``baremetal:step:execute:<interface>.<step>`` in the policy file
 (:func:`authorize_steps`), as in Ironic 39: checked for the caller's deploy
-and clean steps, and for the steps of a deploy template as its author
-writes them.
+and clean steps, for the steps of a deploy template or a runbook as its
+author writes them, and for a runbook's steps when a node is to run them.
 
 Where the roles come from is :mod:`ironic_steps.api.auth`'s business.
 """
@@ -210,6 +211,32 @@ _RULES = [
     _rule('baremetal:deploy_template:delete', _WRITE,
           'Delete a deploy template.',
           ('DELETE', '/deploy_templates/{deploy_template_ident}')),
+    _rule('baremetal:runbook:get', _READ,
+          'Show a runbook and its traits.',
+          ('GET', '/runbooks/{runbook_ident}'),
+          ('GET', '/runbooks/{runbook_ident}/traits')),
+    _rule('baremetal:runbook:list', _READ, 'List runbooks.',
+          ('GET', '/runbooks'), ('GET', '/runbooks/detail')),
+    _rule('baremetal:runbook:create', _WRITE, 'Create a runbook.',
+          ('POST', '/runbooks')),
+    _rule('baremetal:runbook:update', _WRITE,
+          'Change a runbook or its traits.',
+          ('PATCH', '/runbooks/{runbook_ident}'),
+          ('PUT', '/runbooks/{runbook_ident}/traits'),
+          ('PUT', '/runbooks/{runbook_ident}/traits/{trait}'),
+          ('DELETE', '/runbooks/{runbook_ident}/traits'),
+          ('DELETE', '/runbooks/{runbook_ident}/traits/{trait}')),
+    _rule('baremetal:runbook:update:owner', _ADMIN,
+          'Change the owner of a runbook (a PATCH of /owner).',
+          ('PATCH', '/runbooks/{runbook_ident}')),
+    _rule('baremetal:runbook:update:public', _ADMIN,
+          'Make a runbook public or private (a PATCH of /public).',
+          ('PATCH', '/runbooks/{runbook_ident}')),
+    _rule('baremetal:runbook:delete', _WRITE, 'Delete a runbook.',
+          ('DELETE', '/runbooks/{runbook_ident}')),
+    _rule('baremetal:runbook:use', _WRITE,
+          'Run a runbook on a node (the clean target with a runbook).',
+          ('PUT', '/nodes/{node_ident}/states/provision')),
     *_RESOURCE_RULES,
     _rule('baremetal:allocation:get', _READ, 'Show an allocation.',
           ('GET', '/allocations/{allocation_id}'),

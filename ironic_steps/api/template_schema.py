@@ -12,11 +12,10 @@ Beyond Ironic (the x-steps extension, release 0.6), a step may say
 on PATCH alike, by the shared :mod:`schema` machinery.
 """
 
-import collections
-
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
 from ironic_steps.api import schema
+from ironic_steps.api import stored_steps
 from ironic_steps.api import template_view
 from ironic_steps.common import traits
 from ironic_steps.common import x_steps
@@ -25,41 +24,23 @@ from ironic_steps.conf import CONF
 #: The interfaces whose deploy steps a template may name (Ironic 1.55).
 STEP_INTERFACES = ('bios', 'deploy', 'management', 'power', 'raid')
 #: The largest priority a database integer column holds everywhere.
-MAX_PRIORITY = 2 ** 31 - 1
-
-_STEP = {
-    'type': 'object',
-    'properties': {
-        'interface': {'type': 'string', 'enum': list(STEP_INTERFACES)},
-        'step': {'type': 'string', 'minLength': 1, 'maxLength': 255},
-        'args': {'type': 'object'},
-        'priority': {'anyOf': [
-            {'type': 'integer', 'minimum': 0, 'maximum': MAX_PRIORITY},
-            # Whole (a trailing newline is not a digit), and short enough
-            # for int(), which refuses strings of thousands of digits.
-            {'type': 'string', 'pattern': r'\A[0-9]{1,20}\Z'}]},
-        # The x-steps extension's (0.6): seconds, overriding the driver's.
-        'timeout': {'type': ['number', 'null'], 'exclusiveMinimum': 0},
-    },
-    'required': ['interface', 'step', 'args', 'priority'],
-    'additionalProperties': False,
-}
+MAX_PRIORITY = stored_steps.MAX_POSITION
 
 FIELD_SCHEMAS = {
     'uuid': {'type': ['string', 'null'],
              'pattern': identifiers.UUID_PATTERN},
     'name': {'type': 'string', 'minLength': 1,
              'maxLength': traits.MAX_LENGTH},
-    'steps': {'type': 'array', 'items': _STEP, 'minItems': 1},
+    'steps': stored_steps.list_schema(STEP_INTERFACES, 'priority', {
+        # The x-steps extension's (0.6): seconds, overriding the driver's.
+        'timeout': {'type': ['number', 'null'], 'exclusiveMinimum': 0}}),
     'extra': {'type': ['object', 'null']},
 }
 
 _HINTS = {
     'uuid': 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123',
     'name': "a deploy template's name is a trait: %s" % traits.RULE,
-    'steps': 'each step is {"interface": one of %s, "step": a name, '
-             '"args": {...}, "priority": an integer from 0}'
-             % ', '.join(STEP_INTERFACES),
+    'steps': stored_steps.hint(STEP_INTERFACES, 'priority'),
 }
 
 #: What POST /v1/deploy_templates accepts.
@@ -77,8 +58,8 @@ def _check_name(name):
 
 def _check_steps(steps):
     """The steps, priorities as integers; refuses an (interface, step)
-    listed twice."""
-    steps = [dict(step, priority=int(step['priority'])) for step in steps]
+    listed twice, and a timeout while the extension is off."""
+    steps = stored_steps.checked(steps, 'priority', 'a template')
     for index, step in enumerate(steps):
         if 'timeout' in step and not x_steps.enabled():
             # As the pinned release's API would: a key it does not know.
@@ -89,18 +70,6 @@ def _check_steps(steps):
                             CONF.pin_release_version))
         if step.get('timeout', 0) is None:
             del step['timeout']   # no limit of its own: the driver's
-        if step['priority'] > MAX_PRIORITY:
-            raise errors.InvalidField(
-                field='steps', reason='priority %s of step %d is more than '
-                '%d' % (step['priority'], index, MAX_PRIORITY))
-    counts = collections.Counter((step['interface'], step['step'])
-                                 for step in steps)
-    twice = sorted('%s.%s' % key for key, count in counts.items()
-                   if count > 1)
-    if twice:
-        raise errors.InvalidField(
-            field='steps', reason='a template lists each interface and step '
-            'at most once; listed more than once: %s' % ', '.join(twice))
     return steps
 
 

@@ -128,13 +128,22 @@ implement it):
 * 1.87 - servicing: the ``service`` provision target with
   ``service_steps`` on an active node; node ``service_step`` field
   (maximum).
+* 1.92 - (awaiting the ladder: served once the maximum reaches it) the
+  ``/v1/runbooks`` endpoints; the ``clean`` and ``service`` targets take
+  a ``runbook`` instead of their steps, allowed when the runbook's name
+  is a trait of the node.
+* 1.112 - (awaiting the ladder) runbook ``traits`` (the
+  ``/v1/runbooks/{runbook}/traits`` endpoints) decide which nodes may run
+  a runbook, whose name need no longer be a trait; runbook
+  ``description`` field.
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
 
 When adding a version, update:
 
-- a ``MINOR_NN_...`` constant below and ``_MAX_VERSION``;
+- a ``MINOR_NN_...`` constant below and ``_MAX_VERSION`` (or, while a
+  version below it is not served yet, :data:`AWAITING_LADDER`);
 - the changelog above;
 - the gate tables that use it (``node_view._FIELD_VERSIONS``, ...);
 - ``api-ref/source`` and a release note;
@@ -228,6 +237,14 @@ MINOR_83_PARENT_CHILD_NODES = 83
 MINOR_84_CONTINUE_INSPECTION = 84
 MINOR_85_UNHOLD_VERB = 85
 MINOR_87_SERVICE = 87
+MINOR_92_RUNBOOKS = 92
+MINOR_112_RUNBOOK_TRAITS = 112
+
+#: Versions built here whose turn has not come: a maximum promises every
+#: version up to it, so these stay refused (above the maximum) until every
+#: version below them is served.  Their features are gated in the code
+#: already.
+AWAITING_LADDER = frozenset([MINOR_92_RUNBOOKS, MINOR_112_RUNBOOK_TRAITS])
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
 _MAX_VERSION = (BASE_VERSION, MINOR_87_SERVICE)

@@ -173,6 +173,15 @@ class DeployTemplateNotFound(NotFound):
     _msg_fmt = 'Deploy template %(template)s could not be found.'
 
 
+class RunbookNotApproved(Invalid):
+    _msg_fmt = ('Runbook %(runbook)s is not approved for node %(node)s: '
+                '%(reason)s')
+
+
+class RunbookNotFound(NotFound):
+    _msg_fmt = 'Runbook %(runbook)s could not be found.'
+
+
 class ResourceNotFound(NotFound):
     """A chassis, port, portgroup or volume record named in a URL."""
     _msg_fmt = '%(what)s %(ident)s could not be found.'
@@ -197,6 +206,11 @@ class DriverNotFound(NotFound):
 class NotAcceptable(IronicStepsException):
     _msg_fmt = 'Request not acceptable.'
     code = http.HTTPStatus.NOT_ACCEPTABLE
+
+
+class RunbookNotOwned(ForbiddenAction):
+    _msg_fmt = ('Runbook %(runbook)s is not owned by project %(project)s, '
+                'which may change only its own runbooks.')
 
 
 class NotInPinnedRelease(NotAcceptable):
@@ -239,6 +253,14 @@ class DeployTemplateDuplicateName(Conflict):
 
 class DeployTemplateAlreadyExists(Conflict):
     _msg_fmt = 'A deploy template with UUID %(uuid)s already exists.'
+
+
+class RunbookDuplicateName(Conflict):
+    _msg_fmt = 'A runbook with name %(name)s already exists.'
+
+
+class RunbookAlreadyExists(Conflict):
+    _msg_fmt = 'A runbook with UUID %(uuid)s already exists.'
 
 
 class ResourceAlreadyExists(Conflict):

@@ -10,6 +10,7 @@ def register_all():
     __import__('ironic_steps.objects.node_resources')
     __import__('ironic_steps.objects.step_history')
     __import__('ironic_steps.objects.node_inventory')
+    __import__('ironic_steps.objects.runbook')
 
 
 register_all()
@@ -25,9 +26,10 @@ from ironic_steps.objects.node_resources import Port  # noqa: E402
 from ironic_steps.objects.node_resources import Portgroup  # noqa: E402
 from ironic_steps.objects.node_resources import VolumeConnector  # noqa: E402
 from ironic_steps.objects.node_resources import VolumeTarget  # noqa: E402
+from ironic_steps.objects.runbook import Runbook  # noqa: E402
 from ironic_steps.objects.step_history import NodeStepHistory  # noqa: E402,E501
 
 __all__ = ['Allocation', 'BIOSSetting', 'Chassis', 'Conductor',
            'DeployTemplate', 'Node', 'NodeInventory', 'NodeStepHistory',
-           'Port', 'Portgroup',
+           'Port', 'Portgroup', 'Runbook',
            'VolumeConnector', 'VolumeTarget']

@@ -56,15 +56,6 @@ class Allocation(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # --- loading --------------------------------------------------------
 
     @classmethod
-    def _from_db_object(cls, context, db_allocation, obj=None):
-        allocation = obj if obj is not None else cls(context)
-        for field in cls.fields:
-            setattr(allocation, field, db_allocation[field])
-        allocation._context = context
-        allocation.obj_reset_changes()
-        return allocation
-
-    @classmethod
     def get_by_id(cls, context, allocation_id):
         return cls._from_db_object(
             context, cls.dbapi.get_allocation_by_id(allocation_id))

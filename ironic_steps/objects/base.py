@@ -44,6 +44,17 @@ class IronicStepsObject(ovo_base.VersionedObject):
     LOADED_ON_USE = frozenset()
 
     @classmethod
+    def _from_db_object(cls, context, db_record, obj=None):
+        """``obj`` (or a new object) with every field read from
+        ``db_record`` (a dict of the database API's), nothing changed."""
+        item = obj if obj is not None else cls(context)
+        for field in cls.fields:
+            setattr(item, field, db_record[field])
+        item._context = context
+        item.obj_reset_changes()
+        return item
+
+    @classmethod
     def fields_unknown_at(cls, version):
         """Fields a peer at ``version`` of this object does not know.
 

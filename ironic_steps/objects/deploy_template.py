@@ -44,15 +44,6 @@ class DeployTemplate(base.IronicStepsObject,
     # --- loading --------------------------------------------------------
 
     @classmethod
-    def _from_db_object(cls, context, db_template, obj=None):
-        template = obj if obj is not None else cls(context)
-        for field in cls.fields:
-            setattr(template, field, db_template[field])
-        template._context = context
-        template.obj_reset_changes()
-        return template
-
-    @classmethod
     def get(cls, context, ident):
         """Find a template by UUID or name.
 

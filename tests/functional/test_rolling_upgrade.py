@@ -232,3 +232,46 @@ class RollingUpgradeTest(testtools.TestCase):
                                 % node_uuid)[1]
         self.assertEqual(node['properties']['cpus'],
                          inventory['inventory']['cpu']['count'])
+
+    def test_runbooks_exist_once_the_pin_on_0_11_is_lifted(self):
+        # Upgrading from 0.11: one conductor and the API still pinned.
+        old = self.start('ironic-steps-conductor', OLD, pinned=True,
+                         release='0.11')
+        self.start('ironic-steps-conductor', NEW, pinned=False)
+        api_service = self.start('ironic-steps-api', 'api', pinned=True,
+                                 release='0.11')
+        api = functional.RestClient(api_service.endpoint)
+        self.assertEqual('1.83', api.request('GET', '/v1')[1]['version'][
+            'version'])
+        node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
+        api.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                          'driver': 'fake-hardware'})
+        api.request('PUT', '/v1/nodes/%s/traits/CUSTOM_RAID' % node_uuid)
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'manage'})
+        api.wait_for(node_uuid, 'manageable')
+        runbook = {'name': 'CUSTOM_RAID', 'steps': [
+            {'interface': 'bios', 'step': 'factory_reset', 'args': {},
+             'order': 0}]}
+        for method, path, body, status in (
+                ('GET', '/v1/runbooks', None, 404),
+                ('POST', '/v1/runbooks', runbook, 405),
+                ('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                 {'target': 'clean', 'runbook': 'CUSTOM_RAID'}, 406)):
+            refused = self.assertRaises(urllib.error.HTTPError,
+                                        api.request, method, path, body)
+            self.assertEqual(status, refused.code, path)
+
+        # Every service unpinned: the runbook is made and the node, whose
+        # conductor was the old one, cleaned with it.
+        old.stop()
+        self.start('ironic-steps-conductor', OLD, pinned=False)
+        api_service.stop()
+        api = functional.RestClient(self.start(
+            'ironic-steps-api', 'api', pinned=False).endpoint)
+        api.request('POST', '/v1/runbooks', runbook)
+        api.request('PUT', '/v1/runbooks/CUSTOM_RAID/traits/CUSTOM_RAID')
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'clean', 'runbook': 'CUSTOM_RAID'})
+        node = api.wait_for(node_uuid, 'manageable')
+        self.assertIsNone(node['last_error'])

@@ -82,3 +82,8 @@ class ReleaseMappingTest(testtools.TestCase):
         # The node learnt service_step.
         self.assertEqual(['1.6'], release['objects']['Node'])
         self.assertEqual(['1.5'], before['objects']['Node'])
+
+    def test_release_0_12_brings_runbooks(self):
+        before, release = MAPPING['0.11'], MAPPING['0.12']
+        self.assertNotIn('Runbook', before['objects'])
+        self.assertEqual(['1.0'], release['objects']['Runbook'])

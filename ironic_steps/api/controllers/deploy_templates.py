@@ -17,7 +17,7 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import identifiers
 from ironic_steps.api import lanes
-from ironic_steps.api import pagination
+from ironic_steps.api import listing
 from ironic_steps.api import patching
 from ironic_steps.api import policy
 from ironic_steps.api import query
@@ -33,7 +33,6 @@ blueprint = flask.Blueprint('deploy_templates', __name__,
                             url_prefix='/v1/deploy_templates')
 
 _VIEW = template_view.VIEW
-_LIST_PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail'))
 
 
 @blueprint.before_request
@@ -57,23 +56,14 @@ def _get(context, ident):
 
 
 def _list(detail_path):
-    context, version = flask.g.context, flask.g.version
+    context = flask.g.context
     policy.authorize('baremetal:deploy_template:get', context)
-    args = flask.request.args
-    query.check_known(args, _LIST_PARAMS)
-    fields = _VIEW.list_fields_for(args, version, detail_path)
-    page = pagination.parse(args)
-    marker = pagination.marker_item(
-        page, lambda uuid: objects.DeployTemplate.get_by_uuid(context, uuid),
-        'deploy template')
-    templates = objects.DeployTemplate.list(
-        context, limit=page.limit, marker=marker, sort_key=page.sort_key,
-        sort_dir=page.sort_dir)
-    base = responses.public_url()
-    path = '/v1/deploy_templates' + ('/detail' if detail_path else '')
-    return responses.json_response(pagination.collection(
-        'deploy_templates', _VIEW.bodies(templates, version, fields, base),
-        base + path, args, page, templates))
+    return listing.page_response(
+        _VIEW, 'deploy_templates', 'deploy template', detail_path,
+        lambda uuid: objects.DeployTemplate.get_by_uuid(context, uuid),
+        lambda page, marker: objects.DeployTemplate.list(
+            context, limit=page.limit, marker=marker,
+            sort_key=page.sort_key, sort_dir=page.sort_dir))
 
 
 @blueprint.get('')

@@ -15,7 +15,10 @@ Besides ``target``, ``active`` and ``rebuild`` take ``deploy_steps``
 (:mod:`ironic_steps.conductor.servicing`); ``unhold`` (1.85, release
 0.12) lets a flow held by a ``hold`` step go on; ``deploy`` and
 ``undeploy`` (1.73) are
-``active`` and ``deleted`` by Ironic's newer names.  Their checks against
+``active`` and ``deleted`` by Ironic's newer names.  From 1.92 ``clean``
+and ``service`` may take a ``runbook`` instead of their steps (and
+``disable_ramdisk``): its steps, once the node may run it (see
+:mod:`ironic_steps.api.runbook_access`).  Their checks against
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
 ``inspect`` (1.6, release 0.11) reads what the hardware has
 (:mod:`ironic_steps.conductor.inspection`); ``abort`` stops an inspection
@@ -43,6 +46,7 @@ from ironic_steps.api import node_ident
 from ironic_steps.api import node_view
 from ironic_steps.api import policy
 from ironic_steps.api import responses
+from ironic_steps.api import runbook_access
 from ironic_steps.api import versions
 from ironic_steps.common import boot_modes
 from ironic_steps.common import configdrive
@@ -76,7 +80,8 @@ _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
 #: ``disable_ramdisk`` with ``service`` is Ironic's 1.108, beyond this
 #: API's maximum: refused 406 until then.
 _SERVICE_EXTRAS = {'service_steps': (1, versions.MINOR_87_SERVICE),
-                   'disable_ramdisk': (1, 108)}
+                   'disable_ramdisk': (1, 108),
+                   'runbook': (1, versions.MINOR_92_RUNBOOKS)}
 _ACTIVE_EXTRAS = {**_DEPLOY_STEPS, 'configdrive': versions.MIN_VERSION}
 _REBUILD_EXTRAS = {**_DEPLOY_STEPS,
                    'configdrive': (1, versions.MINOR_35_REBUILD_CONFIGDRIVE)}
@@ -104,7 +109,8 @@ _TARGETS = {
                      extras={'clean_steps': (
                          1, versions.MINOR_15_MANUAL_CLEAN),
                          'disable_ramdisk': (
-                             1, versions.MINOR_70_CLEAN_DISABLE_RAMDISK)}),
+                             1, versions.MINOR_70_CLEAN_DISABLE_RAMDISK),
+                         'runbook': (1, versions.MINOR_92_RUNBOOKS)}),
     'adopt': _Target('do_provisioning_action',
                      {'action': states.EVENT_ADOPT},
                      since=(1, versions.MINOR_17_ADOPT), release='0.11'),
@@ -133,7 +139,7 @@ _TARGETS = {
 _INSPECT_ABORT_VERSION = versions.at(versions.MINOR_41_INSPECTION_ABORT)
 #: What a request body may name, at the versions that introduced it.
 _BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'service_steps',
-              'configdrive', 'disable_ramdisk', 'rescue_password')
+              'configdrive', 'disable_ramdisk', 'rescue_password', 'runbook')
 
 #: Power targets -> the version that accepts them.
 _POWER_TARGETS = {
@@ -201,11 +207,14 @@ def _extras(name, target, request_body, version):
                 feature=key, needed=versions.to_string(needed),
                 version=versions.to_string(version))
         extras[key] = request_body[key]
-    for flow in ('clean', 'service'):
-        if name == flow and '%s_steps' % flow not in extras:
-            raise exception.MissingParameterValue(
-                err='target %s needs %s_steps: the steps to run, in order'
-                    % (flow, flow))
+    if 'runbook' in extras:
+        _check_runbook_request(name, extras)
+    else:
+        for flow in ('clean', 'service'):
+            if name == flow and '%s_steps' % flow not in extras:
+                raise exception.MissingParameterValue(
+                    err='target %s needs %s_steps: the steps to run, in '
+                        'order' % (flow, flow))
     if name == 'rescue' and 'rescue_password' not in extras:
         raise exception.MissingParameterValue(
             err='target rescue needs rescue_password: the password of the '
@@ -218,6 +227,34 @@ def _extras(name, target, request_body, version):
             del extras['configdrive']   # Ironic's "no config drive"
         else:
             _check_configdrive(extras['configdrive'], version)
+    return extras
+
+
+def _check_runbook_request(name, extras):
+    """A runbook names the steps and whether to boot the agent itself."""
+    if not isinstance(extras['runbook'], str) or not extras['runbook']:
+        raise exception.InvalidParameterValue(
+            err='runbook must be the name or UUID of a runbook, got %r'
+                % (extras['runbook'],))
+    given = sorted({'%s_steps' % name, 'disable_ramdisk'} & set(extras))
+    if given:
+        raise exception.InvalidParameterValue(
+            err='give either a runbook or %s, not both: the runbook says '
+                'which steps run and whether the agent boots'
+                % ' and '.join(given))
+
+
+def _run_runbook(context, ident, version, name, extras):
+    """The extras of a request naming a runbook: the runbook's steps as
+    the target's ``clean_steps`` or ``service_steps`` (see
+    :func:`runbook_access.steps_of_runbook`)."""
+    node = node_ident.get_row(context, ident, version, with_traits=True)
+    extras = dict(extras)
+    extras['%s_steps' % name], disable_ramdisk = (
+        runbook_access.steps_of_runbook(context, node,
+                                        extras.pop('runbook'), version))
+    if disable_ramdisk:
+        extras['disable_ramdisk'] = True
     return extras
 
 
@@ -256,9 +293,11 @@ def set_provision_state(ident):
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
+    if 'runbook' in extras:
+        extras = _run_runbook(context, ident, version, name, extras)
     requested = (extras.get('deploy_steps') or extras.get('clean_steps')
                  or extras.get('service_steps'))
-    if isinstance(requested, list):
+    if isinstance(requested, list) and 'runbook' not in request_body:
         policy.authorize_steps(context, requested, node=lambda: (
             node_ident.get_row(context, ident, version)))
     rpcapi = flask.g.rpcapi

@@ -18,6 +18,7 @@ from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import trait_lists
 from ironic_steps.api import versions
 from ironic_steps.common import traits as traits_rules
 from ironic_steps import objects
@@ -49,25 +50,11 @@ def list_traits(ident):
     return responses.json_response({'traits': node.traits})
 
 
-def _traits_of(data):
-    if not isinstance(data, dict) or set(data) != {'traits'}:
-        raise errors.InvalidBody(reason=_HOW)
-    traits = data['traits']
-    if not isinstance(traits, list):
-        raise errors.InvalidField(field='traits', reason='%r is not a list '
-                                  'of traits' % (traits,))
-    for trait in traits:
-        reason = traits_rules.problem(trait)
-        if reason is not None:
-            raise errors.InvalidField(field='traits', reason=reason)
-    return traits
-
-
 @blueprint.put('')
 def set_traits(ident):
     context = flask.g.context
     policy.authorize('baremetal:node:traits:set', context)
-    traits = _traits_of(body.json_body(default=None))
+    traits = trait_lists.traits_of(body.json_body(default=None), _HOW)
     node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.add_node_traits(context, node.uuid, traits, replace=True)
     return responses.empty(204)

@@ -14,6 +14,9 @@ is not routed at all, so its paths answer 404 as unknown paths do.
   flow would be refused with, and where a resume of a failed deploy would
   start (the *preview* shape of :mod:`ironic_steps.conductor.preview`;
   step arguments masked as the node's are).  200; nothing changes.
+  With flow ``clean``, ``{"runbook": "<name or UUID>"}`` instead of
+  ``clean_steps`` previews a cleaning with that runbook (release 0.12),
+  refused as the ``clean`` target refuses it.
 * ``POST .../x-steps/resume`` (no body): resume the node's failed deploy
   at its resume point, keeping what the steps before it did.  202 with
   the node's states to poll, as a provision request; a plain ``active``
@@ -26,10 +29,12 @@ from ironic_steps.api import body
 from ironic_steps.api import node_ident
 from ironic_steps.api import policy
 from ironic_steps.api import responses
+from ironic_steps.api import runbook_access
 from ironic_steps.common import exception
 from ironic_steps.common import masking
 from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
+from ironic_steps import objects
 from ironic_steps import release_mappings
 
 blueprint = flask.Blueprint('node_x_steps', __name__,
@@ -55,7 +60,8 @@ def _masked(preview):
 def preview(ident):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:node:get', context)
-    request_body = body.json_object(('flow',) + tuple(_STEPS_KEY.values()))
+    request_body = body.json_object(
+        ('flow', 'runbook') + tuple(_STEPS_KEY.values()))
     flow = request_body.get('flow', 'deploy')
     if flow not in _STEPS_KEY:
         raise exception.InvalidParameterValue(
@@ -72,10 +78,32 @@ def preview(ident):
         raise exception.InvalidParameterValue(
             err='%s cannot be given with flow %r; it takes %s' % (
                 ', '.join(others), flow, _STEPS_KEY[flow]))
-    node_uuid = node_ident.get_uuid(context, ident, version)
-    answer = flask.g.rpcapi.preview_steps(
-        context, node_uuid, flow, request_body.get(_STEPS_KEY[flow]))
+    if 'runbook' in request_body:
+        node_uuid, steps = _runbook_steps(context, ident, version,
+                                          request_body)
+    else:
+        node_uuid = node_ident.get_uuid(context, ident, version)
+        steps = request_body.get(_STEPS_KEY[flow])
+    answer = flask.g.rpcapi.preview_steps(context, node_uuid, flow, steps)
     return responses.json_response(_masked(answer))
+
+
+def _runbook_steps(context, ident, version, request_body):
+    """(node UUID, steps) of a preview of a runbook's cleaning or
+    servicing: the runbook's steps once the node may run it, as the
+    ``clean`` or ``service`` target would have them (see
+    :mod:`runbook_access`)."""
+    objects.Runbook.check_in_pinned_release('Runbooks')
+    flow = request_body.get('flow')
+    if (flow not in (step_kinds.CLEAN, step_kinds.SERVICE)
+            or _STEPS_KEY[flow] in request_body):
+        raise exception.InvalidParameterValue(
+            err='runbook is previewed with flow clean or service and '
+                'without their steps: the runbook names the steps')
+    node = node_ident.get_row(context, ident, version, with_traits=True)
+    runbook = runbook_access.get(context, request_body['runbook'])
+    runbook_access.check_approved(runbook, node, version)
+    return node.uuid, runbook_access.steps_of(runbook)[0]
 
 
 @blueprint.post('/resume')

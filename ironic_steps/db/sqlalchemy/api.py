@@ -31,6 +31,7 @@ from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_inventory
 from ironic_steps.db.sqlalchemy import node_traits
 from ironic_steps.db.sqlalchemy import resources
+from ironic_steps.db.sqlalchemy import runbooks
 from ironic_steps.db.sqlalchemy import paging
 from ironic_steps.db.sqlalchemy import sqlite
 from ironic_steps.db.sqlalchemy import step_history
@@ -541,6 +542,7 @@ class _NodeQueries:
 class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries,
+                 runbooks.RunbookQueries,
                  conductors.ConductorQueries,
                  resources.ResourceQueries,
                  allocations.AllocationQueries,

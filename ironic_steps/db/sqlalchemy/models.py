@@ -217,6 +217,46 @@ class DeployTemplateStep(Base):
     timeout = sa.Column(sa.Double, nullable=True)
 
 
+class Runbook(Base):
+    """A named list of steps an operator may run on nodes instead of
+    giving the steps one by one (manual cleaning, API 1.92).
+
+    Its steps are one JSON list, in the order written: a runbook is read
+    and written whole, and nothing queries one of its steps.
+    """
+
+    __tablename__ = 'runbooks'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_runbooks0uuid'),
+        sa.UniqueConstraint('name', name='uniq_runbooks0name'),
+        sa.Index('runbooks_owner_idx', 'owner'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    name = sa.Column(sa.String(255), nullable=False)
+    description = sa.Column(sa.String(255), nullable=True)
+    steps = sa.Column(JSONEncoded, nullable=False)
+    disable_ramdisk = sa.Column(sa.Boolean, nullable=False, default=False)
+    public = sa.Column(sa.Boolean, nullable=False, default=False)
+    owner = sa.Column(sa.String(255), nullable=True)
+    extra = sa.Column(JSONEncoded)
+
+
+class RunbookTrait(Base):
+    """A trait of a runbook: a node carrying it may run the runbook (1.112).
+
+    The primary key (runbook_id, trait) makes a trait unique per runbook.
+    """
+
+    __tablename__ = 'runbook_traits'
+
+    runbook_id = sa.Column(sa.Integer, sa.ForeignKey('runbooks.id',
+                                                     ondelete='CASCADE'),
+                           primary_key=True)
+    trait = sa.Column(sa.String(255), primary_key=True)
+
+
 class BIOSSetting(Base):
     """A BIOS setting of a node, as its driver last read it from the BMC.
 

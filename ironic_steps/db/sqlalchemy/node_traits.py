@@ -17,8 +17,9 @@ _NODES = models.Node.__table__
 _TRAITS = models.NodeTrait.__table__
 
 
-class _TraitNames(sa.types.TypeDecorator):
-    """A node's traits aggregated into one string -> a sorted list."""
+class TraitNames(sa.types.TypeDecorator):
+    """Traits aggregated into one string -> a sorted list (a node's, a
+    runbook's)."""
 
     impl = sa.Text
     cache_ok = True
@@ -34,7 +35,7 @@ class _TraitNames(sa.types.TypeDecorator):
 TRAITS_COLUMN = sa.type_coerce(
     sa.select(sa.func.aggregate_strings(_TRAITS.c.trait, ','))
     .where(_TRAITS.c.node_id == _NODES.c.id).scalar_subquery(),
-    _TraitNames()).label('traits')
+    TraitNames()).label('traits')
 
 
 class NodeTraitQueries:

@@ -33,6 +33,7 @@ EXPECTED_FINGERPRINTS = {
     'VolumeTarget': '1.0-755c656508780abd6fc4c4c9598aaf59',
     'NodeStepHistory': '1.0-c11b22988e6f745d44618893dc1e067c',
     'NodeInventory': '1.0-28a6dc418a5e487eee64b1e051f479ad',
+    'Runbook': '1.0-ff0490aba00b913f94ed20f955f97b0c',
 }
 
 # Fixed, not generated: ddt puts it in the test id, which must not change

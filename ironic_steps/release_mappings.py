@@ -147,6 +147,20 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0']},
     }),
+    # The firmware interface (API 1.86): the node's firmware_interface
+    # (Node 1.6; fake and redfish firmware interfaces, firmware.update as
+    # a clean step) and its firmware component cache (FirmwareComponent,
+    # GET /v1/nodes/{node}/firmware).
+    ('0.12', {
+        'api': '1.86',
+        'rpc': '1.7',
+        'objects': {'Node': ['1.6'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -39,8 +39,8 @@ FIELDS = (
     'target_raid_config', 'network_data', 'traits', 'boot_mode',
     'secure_boot', 'shard', 'parent_node',
     'bios_interface', 'boot_interface', 'console_interface',
-    'deploy_interface', 'inspect_interface', 'management_interface',
-    'network_interface', 'power_interface', 'raid_interface',
+    'deploy_interface', 'firmware_interface', 'inspect_interface',
+    'management_interface', 'network_interface', 'power_interface', 'raid_interface',
     'rescue_interface', 'storage_interface', 'vendor_interface',
     'created_at', 'updated_at',
 )
@@ -86,6 +86,7 @@ _FIELD_VERSIONS = {
     'secure_boot': v.at(v.MINOR_75_NODE_BOOT_MODE),
     'shard': v.at(v.MINOR_82_NODE_SHARD),
     'parent_node': v.at(v.MINOR_83_PARENT_CHILD_NODES),
+    'firmware_interface': v.at(v.MINOR_86_FIRMWARE_INTERFACE),
 }
 
 #: Fields that are not columns of the node: computed when shown.

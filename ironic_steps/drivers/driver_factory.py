@@ -81,6 +81,22 @@ def enabled_hardware_types():
             and _in_pinned_release(_cached(HARDWARE_TYPES_NAMESPACE, name))]
 
 
+def _supported(hw_type, interface_type):
+    """The implementations of ``interface_type`` a node of ``hw_type`` may
+    name: those the type supports, less those an ``[DEFAULT]
+    enabled_<type>_interfaces`` option leaves out (only firmware has one,
+    as in Ironic; every other type's are all enabled), the preferred
+    default (``[DEFAULT] default_<type>_interface``, if enabled) first."""
+    names = hw_type.supported(interface_type)
+    enabled = getattr(CONF, 'enabled_%s_interfaces' % interface_type, None)
+    if enabled is not None:
+        names = tuple(name for name in names if name in enabled)
+    preferred = getattr(CONF, 'default_%s_interface' % interface_type, None)
+    if preferred in names:
+        names = (preferred,) + tuple(n for n in names if n != preferred)
+    return names
+
+
 def served_hardware():
     """What this process's conductor serves: {hardware type: {interface
     type: (implementation, ...)}}, the default first, for each of
@@ -93,7 +109,7 @@ def served_hardware():
         for interface_type in base.ALL_INTERFACES:
             names = tuple(
                 implementation
-                for implementation in hw_type.supported(interface_type)
+                for implementation in _supported(hw_type, interface_type)
                 if _in_pinned_release(_interface(interface_type,
                                                  implementation)))
             if names:
@@ -110,9 +126,10 @@ def _default(hw_type, interface_type):
     the first it supports that the pinned release has (a node made while
     pinned must be one the pinned release's conductors can load), or None.
     """
+    supported = _supported(hw_type, interface_type)
     if not CONF.pin_release_version:
-        return hw_type.default(interface_type)
-    for name in hw_type.supported(interface_type):
+        return supported[0] if supported else None
+    for name in supported:
         try:
             implementation = _interface(interface_type, name)
         except stevedore.exception.NoMatches:
@@ -180,7 +197,7 @@ def check_and_update_node_interfaces(node):
     for interface_type in base.ALL_INTERFACES:
         field = '%s_interface' % interface_type
         name = _interface_name(node, interface_type)
-        supported = hw_type.supported(interface_type)
+        supported = _supported(hw_type, interface_type)
         if name is None:
             name = _default(hw_type, interface_type)
             if name is not None:

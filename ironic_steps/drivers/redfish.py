@@ -17,8 +17,11 @@ the default here because it was the only deploy interface before: a node
 enrolled without a deploy interface keeps deploying as it did.
 
 Inspect is ``redfish`` (release 0.11: the BMC's view of the hardware, as
-Ironic's redfish inspection reads it) or ``no-inspect``.  The other
-interface types get their no-op implementations.
+Ironic's redfish inspection reads it) or ``no-inspect``.  Firmware is
+``redfish`` (release 0.12: ``firmware.update`` through the BMC's
+UpdateService, and the BIOS and BMC versions it reports) or
+``no-firmware``.  The other interface types get their no-op
+implementations.
 """
 
 import types
@@ -36,6 +39,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         'bios': ('redfish',),
         'boot': ('redfish-virtual-media',),
         'deploy': ('ramdisk', 'direct'),
+        'firmware': ('redfish', 'no-firmware'),
         'inspect': ('redfish', 'no-inspect'),
         'management': ('redfish',),
         'power': ('redfish',),

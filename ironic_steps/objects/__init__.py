@@ -10,6 +10,7 @@ def register_all():
     __import__('ironic_steps.objects.node_resources')
     __import__('ironic_steps.objects.step_history')
     __import__('ironic_steps.objects.node_inventory')
+    __import__('ironic_steps.objects.firmware_component')
 
 
 register_all()
@@ -18,6 +19,7 @@ from ironic_steps.objects.allocation import Allocation  # noqa: E402
 from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
+from ironic_steps.objects.firmware_component import FirmwareComponent  # noqa: E402,E501
 from ironic_steps.objects.node import Node  # noqa: E402
 from ironic_steps.objects.node_inventory import NodeInventory  # noqa: E402
 from ironic_steps.objects.node_resources import Chassis  # noqa: E402
@@ -28,6 +30,7 @@ from ironic_steps.objects.node_resources import VolumeTarget  # noqa: E402
 from ironic_steps.objects.step_history import NodeStepHistory  # noqa: E402,E501
 
 __all__ = ['Allocation', 'BIOSSetting', 'Chassis', 'Conductor',
-           'DeployTemplate', 'Node', 'NodeInventory', 'NodeStepHistory',
+           'DeployTemplate', 'FirmwareComponent', 'Node', 'NodeInventory',
+           'NodeStepHistory',
            'Port', 'Portgroup',
            'VolumeConnector', 'VolumeTarget']

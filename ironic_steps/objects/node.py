@@ -38,7 +38,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.3: Add chassis_uuid
     # Version 1.4: Add boot_mode and secure_boot
     # Version 1.5: Add shard and parent_node
-    VERSION = '1.5'
+    # Version 1.6: Add firmware_interface
+    VERSION = '1.6'
 
     dbapi = db_api.get_instance()
 
@@ -102,6 +103,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'boot_interface': fields.StringField(nullable=True),
         'console_interface': fields.StringField(nullable=True),
         'deploy_interface': fields.StringField(nullable=True),
+        'firmware_interface': fields.StringField(nullable=True),
         'inspect_interface': fields.StringField(nullable=True),
         'management_interface': fields.StringField(nullable=True),
         'network_interface': fields.StringField(nullable=True),
@@ -140,6 +142,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'secure_boot': '1.4',
         'shard': '1.5',
         'parent_node': '1.5',
+        'firmware_interface': '1.6',
     }
     LOADED_ON_USE = frozenset(['traits'])
 

@@ -375,6 +375,18 @@ class FirmwareUpdateTest(EmulatorTestCase):
                       task.messages[0].message)
         self.assertEqual('1.0.0', self.system().bios_version)
 
+    def test_a_bmc_image_changes_the_managers_version_not_the_bios(self):
+        manager = self.system().managers[0]
+        self.assertEqual('1.00', manager.firmware_version)
+        self.update_service().simple_update(
+            'http://127.0.0.1/firmware/bmc-5.10.2.bin',
+            targets=[SYSTEMS + self.node]).wait(10)
+        # sushy's Manager is fetched afresh: the new version shows.
+        self.assertEqual('5.10.2', self.system().managers[0].firmware_version)
+        self.assertEqual('1.0.0', self.system().bios_version)
+        self.assertEqual('1.00', self.emulator.bmc_version(
+            self.emulator.system_ids[1]))
+
     def test_an_update_without_an_image_is_refused(self):
         status, body = self.emulator.request(
             'POST', '/redfish/v1/UpdateService/Actions/'

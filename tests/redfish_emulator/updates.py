@@ -3,17 +3,21 @@
 sushy-tools' SimpleUpdate needs the libvirt backend (with the fake one it
 answers 500), requires ``Targets``, and answers 204 pointing at a static
 task.  A real BMC answers 202 with a task that runs for a while and then
-completes -- the system reporting the new ``BiosVersion`` -- or ends in
-``Exception`` with a message.  This module owns that action and its effect.
+completes -- the system reporting the new ``BiosVersion``, or its Manager
+the new ``FirmwareVersion`` -- or ends in ``Exception`` with a message.
+This module owns that action and its effect.
 
 - ``ImageURI`` is required; ``Targets`` is optional (every system when
-  absent) and names systems (``/redfish/v1/Systems/{id}``).  Manager
-  (BMC) firmware is not emulated: such a target is refused, 400.
+  absent) and names systems (``/redfish/v1/Systems/{id}``), as Ironic
+  sends them when a BMC has several.  Any other target is refused, 400.
+- Which firmware an image is for is in the image, as on a real BMC: here,
+  an image whose file name starts with ``bmc`` is BMC firmware (the
+  targets' Managers), any other BIOS firmware.
 - The task runs ``EMULATOR_UPDATE_SECONDS``.  An ``ImageURI`` containing
   ``fail`` ends it in ``Exception``.  Otherwise every target's
-  ``BiosVersion`` becomes the version in the image's file name
-  (``.../bios-2.3.1.bin`` -> ``2.3.1``) or, when it names none, the old
-  version with its minor number raised.
+  ``BiosVersion`` (or ``BmcVersion``, see ``managers``) becomes the version
+  in the image's file name (``.../bios-2.3.1.bin`` -> ``2.3.1``) or, when
+  it names none, the old version with its minor number raised.
 """
 
 import posixpath
@@ -24,6 +28,7 @@ import flask
 from sushy_tools import error as stock_error
 
 from tests.redfish_emulator import errors
+from tests.redfish_emulator import systems
 from tests.redfish_emulator import tasks
 
 UPDATE_SECONDS = 'EMULATOR_UPDATE_SECONDS'
@@ -58,8 +63,9 @@ def _target_systems(targets):
         prefix, _sep, name = str(target).rstrip('/').rpartition('/')
         if prefix != '/redfish/v1/Systems':
             raise errors.RedfishError(
-                'Target %s is not a system; only system firmware (BIOS) '
-                'is emulated. Systems are: %s.' % (target, ', '.join(known)),
+                'Target %s is not a system; targets name the systems '
+                'whose firmware (BIOS, or their BMC\'s) the image is for. '
+                'Systems are: %s.' % (target, ', '.join(known)),
                 message_id='ActionParameterNotSupported',
                 args=[target, 'Targets'], related=['#/Targets'])
         try:
@@ -96,12 +102,16 @@ def _apply(app, task):
             'Firmware image %s failed verification; nothing was changed.'
             % image_uri)
     done = []
+    name = posixpath.basename(parse.urlparse(image_uri).path)
+    key, what = (('BmcVersion', 'BMC') if name.lower().startswith('bmc')
+                 else ('BiosVersion', 'BIOS'))
     for uuid in task['payload']['systems']:
-        old = app.systems.get_versions(uuid)['BiosVersion']
+        old = app.systems.get_versions(uuid).get(
+            key, systems.FIRST_BMC_VERSION)
         version = new_version(image_uri, old)
-        app.systems.set_versions(uuid, {'BiosVersion': version})
+        app.systems.set_versions(uuid, {key: version})
         done.append('%s %s -> %s' % (uuid, old, version))
-    return 'Updated BIOS firmware: %s.' % '; '.join(done)
+    return 'Updated %s firmware: %s.' % (what, '; '.join(done))
 
 
 tasks.EFFECTS['firmware-update'] = _apply

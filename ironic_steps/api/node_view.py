@@ -133,9 +133,11 @@ _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
                             'instance_info', 'deploy_step', 'clean_step',
                             'network_data', 'last_error'])
 #: What a stored None shows, for fields whose None only means "a peer
-#: from before this field wrote the node".
+#: from before this field wrote the node" (a node created while pinned to
+#: 0.11 has no firmware interface: see ``driver_factory``).
 _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
-                  'retired': bool, 'conductor_group': str}
+                  'retired': bool, 'conductor_group': str,
+                  'firmware_interface': lambda: 'no-firmware'}
 
 
 def _unknown_while_pinned():

@@ -15,6 +15,7 @@ import stevedore
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers import hardware_type as hardware_type_module
 from ironic_steps import release_mappings
 
 HARDWARE_TYPES_NAMESPACE = 'ironic_steps.hardware.types'
@@ -216,12 +217,25 @@ def check_and_update_node_interfaces(node):
                     needed=implementation.since_release)
 
 
+def _stored_none(node, interface_type):
+    """What a stored node whose ``<type>_interface`` is NULL has: it was
+    written by a release without that interface type (a node created while
+    pinned to 0.11 has no firmware interface), so the type's no-op one, as
+    the migration that added the column gave every node then; None for a
+    node being created (its field unset: it gets the default)."""
+    field = '%s_interface' % interface_type
+    if node.obj_attr_is_set(field) and getattr(node, field) is None:
+        return hardware_type_module.NOOP_INTERFACES.get(interface_type)
+    return None
+
+
 def build_driver_for_task(node):
     """A namespace with one loaded interface per interface type."""
     hw_type = hardware_type(node.driver)
     interfaces = {}
     for interface_type in base.ALL_INTERFACES:
         name = (_interface_name(node, interface_type)
+                or _stored_none(node, interface_type)
                 or _default(hw_type, interface_type))
         if name is None:
             interfaces[interface_type] = NoInterface(interface_type)

@@ -134,7 +134,7 @@ def cache_components(task, components: typing.Iterable[dict]) -> bool:
 
 def read_into_cache(task) -> bool:
     """Ask the node's firmware interface to read its components into the
-    cache, as Ironic does when a node is managed or inspected: never
+    cache, as Ironic does when a node is managed, inspected or cleaned: never
     fails the caller (a node whose firmware cannot be read is still
     manageable), logs why instead.
 

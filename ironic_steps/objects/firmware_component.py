@@ -49,18 +49,10 @@ class FirmwareComponent(base.IronicStepsObject,
     }
 
     @classmethod
-    def _from_row(cls, context, row):
-        component = cls(context)
-        for field in cls.fields:
-            setattr(component, field, getattr(row, field))
-        component.obj_reset_changes()
-        return component
-
-    @classmethod
     def list_by_node(cls, context, node_id):
         """The components of the node with database id ``node_id``,
         sorted by name, in one query ([] for none)."""
-        return [cls._from_row(context, row) for row in
+        return [cls.from_row(context, row) for row in
                 cls.dbapi.get_firmware_component_list(node_id)]
 
     @classmethod
@@ -84,7 +76,7 @@ class FirmwareComponent(base.IronicStepsObject,
             name, values = _checked(node_id, reading)
             checked[name] = values
         rows = cls.dbapi.sync_firmware_components(node_id, checked)
-        return [cls._from_row(context, row) for row in rows]
+        return [cls.from_row(context, row) for row in rows]
 
 
 def _text(value):

@@ -58,9 +58,9 @@ class RedfishFirmwareCLITest(testtools.TestCase):
 
     def components(self, name='node-1'):
         """{component: (initial, current, last flashed)}."""
-        return {row['Component']: (row['Initial Version'],
-                                   row['Current Version'],
-                                   row['Last Version Flashed'])
+        return {row['component']: (row['initial_version'],
+                                   row['current_version'],
+                                   row['last_version_flashed'])
                 for row in self.client.json('node', 'firmware', 'list',
                                             name)}
 

@@ -232,3 +232,62 @@ class RollingUpgradeTest(testtools.TestCase):
                                 % node_uuid)[1]
         self.assertEqual(node['properties']['cpus'],
                          inventory['inventory']['cpu']['count'])
+
+    def test_firmware_is_updated_once_the_pin_on_0_11_is_lifted(self):
+        # Upgrading from 0.11: one conductor and the API still pinned.
+        old = self.start('ironic-steps-conductor', OLD, pinned=True,
+                         release='0.11')
+        self.start('ironic-steps-conductor', NEW, pinned=False)
+        api_service = self.start('ironic-steps-api', 'api', pinned=True,
+                                 release='0.11')
+        api = functional.RestClient(api_service.endpoint)
+        self.assertEqual('1.83', api.request('GET', '/v1')[1]['version'][
+            'version'])
+        # A node made while pinned has no firmware interface, and no
+        # components are read when it is managed.
+        node_uuid = uuids_owned_by([OLD, NEW], NEW, 1)[0]
+        api.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                          'driver': 'fake-hardware'})
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'manage'})
+        node = api.wait_for(node_uuid, 'manageable')
+        self.assertNotIn('firmware_interface', node)
+        update = [{'interface': 'firmware', 'step': 'update', 'args': {
+            'settings': [{'component': 'bios',
+                          'url': 'http://127.0.0.1:9/bios-2.1.0.bin'}]}}]
+        for method, path, body in (
+                ('GET', '/v1/nodes/%s/firmware' % node_uuid, None),
+                ('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                 {'target': 'clean', 'clean_steps': update})):
+            try:
+                api.request(method, path, body)
+            except urllib.error.HTTPError as exc:
+                self.assertIn(exc.code, (400, 404), path)
+            else:
+                self.fail('%s %s was served while pinned to 0.11'
+                          % (method, path))
+
+        # Every service unpinned: the node still has no firmware interface
+        # until one is set; then its firmware is updated and shown.
+        old.stop()
+        self.start('ironic-steps-conductor', OLD, pinned=False)
+        api_service.stop()
+        api = functional.RestClient(self.start(
+            'ironic-steps-api', 'api', pinned=False).endpoint)
+        self.assertEqual('no-firmware',
+                         api.node(node_uuid)['firmware_interface'])
+        api.request('PATCH', '/v1/nodes/%s' % node_uuid, [
+            {'op': 'replace', 'path': '/firmware_interface',
+             'value': 'fake'}])
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'clean', 'clean_steps': update})
+        node = api.wait_for(node_uuid, 'manageable')
+        self.assertIsNone(node['last_error'])
+        firmware = api.request('GET', '/v1/nodes/%s/firmware'
+                               % node_uuid)[1]['firmware']
+        # Read as the cleaning began, then flashed.
+        self.assertEqual([('bios', '1.0.0', '2.1.0', '2.1.0'),
+                          ('bmc', '1.0.0', '1.0.0', None)],
+                         [(c['component'], c['initial_version'],
+                           c['current_version'], c['last_version_flashed'])
+                          for c in firmware])

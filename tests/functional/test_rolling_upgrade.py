@@ -243,9 +243,9 @@ class RollingUpgradeTest(testtools.TestCase):
         api = functional.RestClient(api_service.endpoint)
         self.assertEqual('1.83', api.request('GET', '/v1')[1]['version'][
             'version'])
-        # A node made while pinned has no firmware interface, and no
+        # A node of the pinned conductor has no firmware interface, and no
         # components are read when it is managed.
-        node_uuid = uuids_owned_by([OLD, NEW], NEW, 1)[0]
+        node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
         api.request('POST', '/v1/nodes', {'uuid': node_uuid,
                                           'driver': 'fake-hardware'})
         api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,

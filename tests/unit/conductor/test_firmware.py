@@ -61,6 +61,22 @@ class FakeFirmwareTest(_FirmwareTestCase):
                           'bmc': ('1.0.0', '1.0.0', None)},
                          self.versions(node))
 
+    def test_inspecting_a_node_reads_its_versions_again(self):
+        node = self.manageable()
+        objects.FirmwareComponent.dbapi.sync_firmware_components(
+            node.id, {'bios': {'current_version': '0.9'}})
+        self.rpcapi.inspect_hardware(self.context, node.uuid)
+        node = self.wait_for_state(node, states.MANAGEABLE)
+        self.assertIsNotNone(node.inspection_finished_at)
+        # The fake BMC runs 1.0.0: the reading after 0.9 is a new version.
+        self.assertEqual(('1.0.0', '1.0.0', '1.0.0'),
+                         self.versions(node)['bios'])
+
+    def test_a_node_with_no_firmware_is_managed_without_reading_any(self):
+        node = self.manageable(firmware_interface='no-firmware')
+        self.assertIsNone(node.last_error)
+        self.assertEqual({}, self.versions(node))
+
     def test_an_update_flashes_each_component_and_records_the_versions(
             self):
         node = self.manageable()

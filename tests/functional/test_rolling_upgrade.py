@@ -180,16 +180,31 @@ class RollingUpgradeTest(testtools.TestCase):
         self.assertIsNone(node['last_error'])
         self.assertEqual({}, node['deploy_step'])
 
-    def test_nodes_are_inspected_once_the_pin_on_0_10_is_lifted(self):
-        # Upgrading from 0.10: one conductor and the API still pinned.
+    def upgrading_from(self, release, max_version):
+        """One conductor and the API still pinned to ``release``, one
+        conductor unpinned: (old conductor, API service, its client); the
+        API answers up to ``max_version``."""
         old = self.start('ironic-steps-conductor', OLD, pinned=True,
-                         release='0.10')
+                         release=release)
         self.start('ironic-steps-conductor', NEW, pinned=False)
         api_service = self.start('ironic-steps-api', 'api', pinned=True,
-                                 release='0.10')
+                                 release=release)
         api = functional.RestClient(api_service.endpoint)
-        self.assertEqual('1.80', api.request('GET', '/v1')[1]['version'][
-            'version'])
+        self.assertEqual(max_version, api.request('GET', '/v1')[1][
+            'version']['version'])
+        return old, api_service, api
+
+    def unpin(self, old, api_service):
+        """Every service unpinned: the client of the new API."""
+        old.stop()
+        self.start('ironic-steps-conductor', OLD, pinned=False)
+        api_service.stop()
+        return functional.RestClient(self.start(
+            'ironic-steps-api', 'api', pinned=False).endpoint)
+
+    def test_nodes_are_inspected_once_the_pin_on_0_10_is_lifted(self):
+        # Upgrading from 0.10: one conductor and the API still pinned.
+        old, api_service, api = self.upgrading_from('0.10', '1.80')
         # A node of the pinned conductor ...
         node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
         api.request('POST', '/v1/nodes', {'uuid': node_uuid,
@@ -211,11 +226,7 @@ class RollingUpgradeTest(testtools.TestCase):
 
         # Every service unpinned: the node is inspected and its inventory
         # shown.
-        old.stop()
-        self.start('ironic-steps-conductor', OLD, pinned=False)
-        api_service.stop()
-        api = functional.RestClient(self.start(
-            'ironic-steps-api', 'api', pinned=False).endpoint)
+        api = self.unpin(old, api_service)
         api.request('PATCH', '/v1/nodes/%s' % node_uuid, [
             {'op': 'replace', 'path': '/inspect_interface',
              'value': 'fake'}, {'op': 'add', 'path': '/shard',
@@ -235,14 +246,7 @@ class RollingUpgradeTest(testtools.TestCase):
 
     def test_firmware_is_updated_once_the_pin_on_0_11_is_lifted(self):
         # Upgrading from 0.11: one conductor and the API still pinned.
-        old = self.start('ironic-steps-conductor', OLD, pinned=True,
-                         release='0.11')
-        self.start('ironic-steps-conductor', NEW, pinned=False)
-        api_service = self.start('ironic-steps-api', 'api', pinned=True,
-                                 release='0.11')
-        api = functional.RestClient(api_service.endpoint)
-        self.assertEqual('1.83', api.request('GET', '/v1')[1]['version'][
-            'version'])
+        old, api_service, api = self.upgrading_from('0.11', '1.83')
         # A node of the pinned conductor has no firmware interface, and no
         # components are read when it is managed.
         node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
@@ -269,11 +273,7 @@ class RollingUpgradeTest(testtools.TestCase):
 
         # Every service unpinned: the node still has no firmware interface
         # until one is set; then its firmware is updated and shown.
-        old.stop()
-        self.start('ironic-steps-conductor', OLD, pinned=False)
-        api_service.stop()
-        api = functional.RestClient(self.start(
-            'ironic-steps-api', 'api', pinned=False).endpoint)
+        api = self.unpin(old, api_service)
         self.assertEqual('no-firmware',
                          api.node(node_uuid)['firmware_interface'])
         api.request('PATCH', '/v1/nodes/%s' % node_uuid, [

@@ -18,6 +18,10 @@ This module owns that action and its effect.
   ``BiosVersion`` (or ``BmcVersion``, see ``managers``) becomes the version
   in the image's file name (``.../bios-2.3.1.bin`` -> ``2.3.1``) or, when
   it names none, the old version with its minor number raised.
+- The UpdateService's FirmwareInventory (which sushy-tools links but does
+  not serve) lists what each system runs: ``BIOS-{system}`` and
+  ``BMC-{system}``, SoftwareInventory resources whose ``Version`` is the
+  one an update changed.
 """
 
 import posixpath
@@ -28,7 +32,7 @@ import flask
 from sushy_tools import error as stock_error
 
 from tests.redfish_emulator import errors
-from tests.redfish_emulator import systems
+from tests.redfish_emulator import systems as systems_module
 from tests.redfish_emulator import tasks
 
 UPDATE_SECONDS = 'EMULATOR_UPDATE_SECONDS'
@@ -107,7 +111,7 @@ def _apply(app, task):
                  else ('BiosVersion', 'BIOS'))
     for uuid in task['payload']['systems']:
         old = app.systems.get_versions(uuid).get(
-            key, systems.FIRST_BMC_VERSION)
+            key, systems_module.FIRST_BMC_VERSION)
         version = new_version(image_uri, old)
         app.systems.set_versions(uuid, {key: version})
         done.append('%s %s -> %s' % (uuid, old, version))
@@ -117,5 +121,50 @@ def _apply(app, task):
 tasks.EFFECTS['firmware-update'] = _apply
 
 
+_INVENTORY = '/redfish/v1/UpdateService/FirmwareInventory'
+#: Inventory id prefix -> (version key, what it is, its resource's path).
+_COMPONENTS = {'BIOS': ('BiosVersion', 'BIOS', '/redfish/v1/Systems/%s'),
+               'BMC': ('BmcVersion', 'BMC firmware',
+                       '/redfish/v1/Managers/%s')}
+
+
+def firmware_inventory():
+    members = [{'@odata.id': '%s/%s-%s' % (_INVENTORY, prefix, uuid)}
+               for uuid in sorted(flask.current_app.systems.systems)
+               for prefix in sorted(_COMPONENTS)]
+    return flask.jsonify({
+        '@odata.type': '#SoftwareInventoryCollection.'
+                       'SoftwareInventoryCollection',
+        '@odata.id': _INVENTORY, 'Name': 'Firmware Inventory',
+        'Members': members, 'Members@odata.count': len(members)})
+
+
+def firmware_item(item_id):
+    prefix, _sep, name = item_id.partition('-')
+    systems = flask.current_app.systems
+    try:
+        key, what, related = _COMPONENTS[prefix]
+        uuid = systems.uuid(name)
+    except (KeyError, stock_error.NotFound):
+        raise errors.RedfishError(
+            'No firmware inventory item %s; items are BIOS-{system} and '
+            'BMC-{system}.' % item_id, code=404,
+            message_id='ResourceMissingAtURI',
+            args=[flask.request.path]) from None
+    version = systems.get_versions(uuid).get(
+        key, systems_module.FIRST_BMC_VERSION)
+    return flask.jsonify({
+        '@odata.type': '#SoftwareInventory.v1_2_0.SoftwareInventory',
+        '@odata.id': '%s/%s' % (_INVENTORY, item_id), 'Id': item_id,
+        'Name': '%s of %s' % (what, uuid), 'Version': version,
+        'Updateable': True, 'RelatedItem': [{'@odata.id': related % uuid}],
+        'Status': {'State': 'Enabled', 'Health': 'OK'}})
+
+
 def install(app, replace_view):
     replace_view('UpdateService.update_service_simple_update', simple_update)
+    app.add_url_rule(_INVENTORY, endpoint='emulator_firmware_inventory',
+                     view_func=firmware_inventory)
+    app.add_url_rule(_INVENTORY + '/<item_id>',
+                     endpoint='emulator_firmware_item',
+                     view_func=firmware_item)

@@ -70,10 +70,10 @@ class RedfishFirmware(utils.BMCInterface, base.FirmwareInterface):
         if bmc:
             components.append(bmc)
         if not components:
-            raise exception.UnsupportedDriverExtension(
-                node=node.uuid, extension='firmware versions (the BMC '
-                                          'reports none)',
-                interface=self.name)
+            raise exception.BMCError(
+                node=node.uuid, operation='read the firmware versions',
+                error='the BMC reports neither the System\'s BiosVersion '
+                      'nor its Manager\'s FirmwareVersion')
         firmware.cache_components(task, components)
 
     @base.clean_step(priority=0, argsinfo=firmware.UPDATE_ARGSINFO,

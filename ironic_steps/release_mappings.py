@@ -147,13 +147,16 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0']},
     }),
-    # Steps across a server's whole life: servicing (RPC 1.8
-    # do_node_service; Node 1.6 service_step; API 1.87), the hold step and
-    # the unhold verb (API 1.85); in-band inspection: the agent inspect
-    # interface, whose agent posts its inventory to
-    # /v1/continue_inspection (API 1.84; RPC 1.8 continue_inspection); the
-    # agent rescue interface; runbooks (Runbook 1.0: API 1.92 and 1.112,
-    # served once the API's maximum reaches them).
+    # Steps across a server's whole life, and Metal3's API: in-band
+    # inspection (the agent inspect interface, whose agent posts its
+    # inventory to /v1/continue_inspection: API 1.84, RPC 1.8
+    # continue_inspection); the hold step and the unhold verb (1.85); the
+    # firmware interface (1.86: Node 1.6 firmware_interface, the
+    # firmware.update step, FirmwareComponent and
+    # GET /v1/nodes/{node}/firmware); servicing (1.87: RPC 1.8
+    # do_node_service, Node 1.6 service_step); runbooks (Runbook 1.0: API
+    # 1.92; their traits, 1.112, served once the maximum reaches them); the
+    # agent rescue interface.
     ('0.12', {
         'api': '1.87',
         'rpc': '1.8',
@@ -162,7 +165,8 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
-                    'NodeInventory': ['1.0'], 'Runbook': ['1.0']},
+                    'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
+                    'Runbook': ['1.0']},
     }),
 ])
 

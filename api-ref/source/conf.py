@@ -51,8 +51,4 @@ pygments_style = 'native'
 # os-api-ref: the microversion range the "New in version" marks and the
 # version selector cover (versions.MIN_VERSION and versions._MAX_VERSION).
 os_api_ref_min_microversion = '1.1'
-<<<<<<< HEAD
-os_api_ref_max_microversion = '1.87'
-=======
-os_api_ref_max_microversion = '1.112'
->>>>>>> runbooks
+os_api_ref_max_microversion = '1.94'

@@ -26,6 +26,7 @@ from ironic_steps.api.controllers import heartbeat
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_children
+from ironic_steps.api.controllers import node_firmware
 from ironic_steps.api.controllers import node_history
 from ironic_steps.api.controllers import node_inventory
 from ironic_steps.api.controllers import node_maintenance
@@ -56,9 +57,9 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                allocations.blueprint, allocations.node_blueprint,
                node_management.blueprint, step_history.blueprint,
                node_history.blueprint, node_inventory.blueprint,
-               node_children.blueprint, shards.blueprint,
-               continue_inspection.blueprint, runbooks.blueprint,
-               runbook_traits.blueprint)
+               node_children.blueprint, node_firmware.blueprint,
+               shards.blueprint, continue_inspection.blueprint,
+               runbooks.blueprint, runbook_traits.blueprint)
 
 
 def _prepare_request():

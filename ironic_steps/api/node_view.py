@@ -40,8 +40,8 @@ FIELDS = (
     'boot_mode',
     'secure_boot', 'shard', 'parent_node',
     'bios_interface', 'boot_interface', 'console_interface',
-    'deploy_interface', 'inspect_interface', 'management_interface',
-    'network_interface', 'power_interface', 'raid_interface',
+    'deploy_interface', 'firmware_interface', 'inspect_interface',
+    'management_interface', 'network_interface', 'power_interface', 'raid_interface',
     'rescue_interface', 'storage_interface', 'vendor_interface',
     'created_at', 'updated_at',
 )
@@ -87,6 +87,7 @@ _FIELD_VERSIONS = {
     'secure_boot': v.at(v.MINOR_75_NODE_BOOT_MODE),
     'shard': v.at(v.MINOR_82_NODE_SHARD),
     'parent_node': v.at(v.MINOR_83_PARENT_CHILD_NODES),
+    'firmware_interface': v.at(v.MINOR_86_FIRMWARE_INTERFACE),
     'service_step': v.at(v.MINOR_87_SERVICE),
 }
 
@@ -135,9 +136,11 @@ _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
                             'instance_info', 'deploy_step', 'clean_step',
                             'service_step', 'network_data', 'last_error'])
 #: What a stored None shows, for fields whose None only means "a peer
-#: from before this field wrote the node".
+#: from before this field wrote the node" (a node created while pinned to
+#: 0.11 has no firmware interface: see ``driver_factory``).
 _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
-                  'retired': bool, 'conductor_group': str}
+                  'retired': bool, 'conductor_group': str,
+                  'firmware_interface': lambda: 'no-firmware'}
 
 
 def _unknown_while_pinned():

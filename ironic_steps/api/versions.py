@@ -125,11 +125,13 @@ implement it):
   (ironic-python-agent posts without a version).
 * 1.85 - the ``unhold`` provision target: a flow held by a ``hold`` step
   goes on (from ``deploy hold``, ``clean hold``, ``service hold``).
+* 1.86 - node ``firmware_interface`` field; ``GET
+  /v1/nodes/{node}/firmware``: the node's firmware components and their
+  versions.
 * 1.87 - servicing: the ``service`` provision target with
   ``service_steps`` on an active node; node ``service_step`` field
   (maximum).
-* 1.92 - (awaiting the ladder: served once the maximum reaches it) the
-  ``/v1/runbooks`` endpoints; the ``clean`` and ``service`` targets take
+* 1.92 - the ``/v1/runbooks`` endpoints; the ``clean`` and ``service`` targets take
   a ``runbook`` instead of their steps, allowed when the runbook's name
   is a trait of the node.
 * 1.112 - (awaiting the ladder) runbook ``traits`` (the
@@ -236,6 +238,7 @@ MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
 MINOR_84_CONTINUE_INSPECTION = 84
 MINOR_85_UNHOLD_VERB = 85
+MINOR_86_FIRMWARE_INTERFACE = 86
 MINOR_87_SERVICE = 87
 MINOR_92_RUNBOOKS = 92
 MINOR_112_RUNBOOK_TRAITS = 112

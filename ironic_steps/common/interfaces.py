@@ -12,7 +12,8 @@ authors).  Both sides import them from here, below both.
 #: (:mod:`ironic_steps.drivers.modules.noop`) so that a node's
 #: ``*_interface`` fields say what it really has.  Inspect is run
 #: (``fake``, ``redfish``; release 0.11), and ``no-inspect`` is there for
-#: nodes that are not inspected.
-ALL_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect',
+#: nodes that are not inspected.  Firmware (``fake``, ``redfish``; release
+#: 0.12) has ``no-firmware`` for nodes whose firmware is not managed.
+ALL_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'firmware', 'inspect',
                   'management', 'network', 'power', 'raid', 'rescue',
                   'storage', 'vendor')

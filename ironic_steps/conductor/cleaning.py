@@ -11,6 +11,10 @@ order, alternating ``cleaning`` / ``clean wait`` for asynchronous ones.
   moves, and ends back in ``manageable``.  With ``disable_ramdisk`` (API
   1.70) the agent is not booted (nor torn down): every step must run
   without it, or the request is refused before the node moves.
+
+Before its steps run, a cleaning reads the node's firmware versions into
+its component cache, as Ironic does (so a firmware update records the
+version it replaced); that never fails the cleaning.
 """
 
 from oslo_log import log
@@ -21,6 +25,7 @@ from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers import firmware
 
 LOG = log.getLogger(__name__)
 
@@ -38,6 +43,7 @@ def do_node_clean(task):
     plan = steps.plan(task, base.CLEAN) if automated else []
     step_runner.store_plan(task, step_kinds.CLEAN_FLOW, plan)
     if automated:
+        firmware.read_into_cache(task)
         return step_runner.prepare_then_run(task, step_kinds.CLEAN_FLOW)
     return step_runner.run(task, step_kinds.CLEAN_FLOW)
 
@@ -74,6 +80,7 @@ def start_manual_cleaning(task, worker, clean_steps, disable_ramdisk=False):
 
 @step_runner.flow_boundary(step_kinds.CLEAN_FLOW)
 def _run_manual(task):
+    firmware.read_into_cache(task)
     return step_runner.prepare_then_run(task, step_kinds.CLEAN_FLOW)
 
 

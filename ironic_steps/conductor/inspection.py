@@ -9,8 +9,10 @@
 2. **Inspect** (:func:`do_inspection`, in the worker): the inspect
    interface reads the hardware (see :mod:`ironic_steps.drivers.inspection`
    for what it returns).  What it found is recorded
-   (:mod:`inventory_records`: properties, ports, the stored inventory) and
-   the node is ``manageable`` again, with ``inspection_finished_at``.  An
+   (:mod:`inventory_records`: properties, ports, the stored inventory),
+   its firmware versions read into its component cache (as Ironic does,
+   while the node is on; never failing the inspection), and the node is
+   ``manageable`` again, with ``inspection_finished_at``.  An
    interface whose hardware reports later leaves it in ``inspect wait``.
    Anything that goes wrong leaves it ``inspect failed``, the error its
    ``last_error``; from there it may be managed or inspected again.
@@ -40,6 +42,7 @@ from ironic_steps.common import states
 from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import inventory_records
 from ironic_steps.conf import CONF
+from ironic_steps.drivers import firmware
 from ironic_steps.drivers import inspection
 from ironic_steps import objects
 
@@ -115,6 +118,7 @@ def _inspect(task, inspect):
             LOG.info('Node %s waits for its hardware to report', node.uuid)
             return
         inventory_records.record(task, found)
+        firmware.read_into_cache(task)
     except exception.NodeLockLost:
         raise   # taken over: what the new holder does stands
     except Exception as exc:

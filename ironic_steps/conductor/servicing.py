@@ -24,6 +24,7 @@ from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers import firmware
 from ironic_steps import release_mappings
 
 #: The release that brought servicing.
@@ -51,6 +52,9 @@ def start_servicing(task, worker, service_steps, disable_ramdisk=False):
 
 @step_runner.flow_boundary(FLOW)
 def _run(task):
+    # What the firmware is before the steps (a firmware update's
+    # initial_version), as Ironic reads it.
+    firmware.read_into_cache(task)
     return step_runner.prepare_then_run(task, FLOW)
 
 

@@ -65,18 +65,19 @@ from ironic_steps.drivers import base
 #: Tie-breaks between interfaces, per kind.  Deploying prepares the machine
 #: (deploy, power, management, boot) before it reconfigures hardware; when
 #: cleaning, power and management settle the machine before disks are
-#: touched.  The interfaces ironic-steps does not run (their no-op
+#: touched.  Firmware comes before BIOS and RAID, as in Ironic.  The
+#: interfaces ironic-steps does not run (their no-op
 #: implementations offer no steps) come last, in Ironic's order.
 _NOT_RUN = ('network', 'storage', 'inspect', 'console', 'rescue')
 INTERFACE_ORDER = types.MappingProxyType({
-    base.DEPLOY: ('deploy', 'power', 'management', 'boot', 'bios', 'raid',
-                  'vendor') + _NOT_RUN,
-    base.CLEAN: ('power', 'management', 'deploy', 'boot', 'bios', 'raid',
-                 'vendor') + _NOT_RUN,
+    base.DEPLOY: ('deploy', 'power', 'management', 'boot', 'firmware',
+                  'bios', 'raid', 'vendor') + _NOT_RUN,
+    base.CLEAN: ('power', 'management', 'deploy', 'boot', 'firmware',
+                 'bios', 'raid', 'vendor') + _NOT_RUN,
     # Servicing runs what it is asked in the order asked; this order only
     # lists the steps offered.
-    base.SERVICE: ('power', 'management', 'deploy', 'boot', 'bios', 'raid',
-                   'vendor') + _NOT_RUN,
+    base.SERVICE: ('power', 'management', 'deploy', 'boot', 'firmware',
+                   'bios', 'raid', 'vendor') + _NOT_RUN,
 })
 
 #: What a requested step may say, per kind: (required, optional); ``args``

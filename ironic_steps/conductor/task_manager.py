@@ -188,6 +188,15 @@ class TaskManager:
         """
         objects.BIOSSetting.replace_all(self.context, self.node.id, settings)
 
+    def sync_firmware_components(self, readings):
+        """Merge ``readings`` into the node's firmware component cache
+        (see :mod:`ironic_steps.drivers.firmware`), written at once.
+
+        :raises NotInPinnedRelease: while pinned to a release without
+            the cache.
+        """
+        objects.FirmwareComponent.sync(self.context, self.node.id, readings)
+
     def _stop_work_of(self, stale):
         """The lock was taken from ``stale``, whose lease in the lock
         service ran out: the flow it was running is gone (or will be

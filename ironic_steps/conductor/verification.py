@@ -1,10 +1,13 @@
 """The verify flow: ``manage`` on an enrolled node checks its power access
-and records its boot settings (:mod:`boot_settings`)."""
+and records its boot settings (:mod:`boot_settings`) and, as Ironic does,
+its firmware versions (:func:`ironic_steps.drivers.firmware.
+read_into_cache`, which never fails the verification)."""
 
 from oslo_log import log
 
 from ironic_steps.common import states
 from ironic_steps.conductor import boot_settings
+from ironic_steps.drivers import firmware
 
 LOG = log.getLogger(__name__)
 
@@ -20,6 +23,7 @@ def do_node_verify(task):
         task.driver.power.validate(task)
         node.power_state = task.driver.power.get_power_state(task)
         boot_settings.cache(task)
+        firmware.read_into_cache(task)
     except Exception as exc:
         LOG.warning('Verification of node %s failed: %s', node.uuid, exc)
         node.last_error = 'Failed to verify node %s: %s' % (node.uuid, exc)

@@ -26,6 +26,20 @@ opts = [
                      'name among the ironic_steps.hardware.types entry '
                      'points, so an installed out-of-tree package can add '
                      'its own.'),
+    cfg.ListOpt('enabled_firmware_interfaces',
+                default=['fake', 'no-firmware', 'redfish'],
+                help='Firmware interfaces nodes may use (Ironic\'s option; '
+                     'its default enables only no-firmware). A node\'s '
+                     'firmware_interface must be one of them; a node that '
+                     'names none gets default_firmware_interface, or else '
+                     'the first its hardware type supports that is '
+                     'enabled.'),
+    cfg.StrOpt('default_firmware_interface',
+               help='The firmware interface a node gets when it names '
+                    'none, if its hardware type supports it and it is in '
+                    'enabled_firmware_interfaces. Unset: the first of its '
+                    'hardware type\'s that is enabled (fake-hardware: '
+                    'fake; redfish: redfish).'),
     cfg.StrOpt('rpc_transport',
                default='none',
                choices=[('none', 'The API and the conductor run in one '

@@ -13,6 +13,13 @@ opts = [
                       'it heartbeats, resuming the deploy. A negative value '
                       'disables the fake agent: something else must call '
                       'heartbeat for nodes in "wait call-back".'),
+    cfg.FloatOpt('firmware_delay',
+                 default=0.0, min=0,
+                 help='Seconds a firmware update of the fake firmware '
+                      'interface takes. 0: done at once; more: the '
+                      'firmware.update step waits, polled, as a real BMC\'s '
+                      'update task does (the node stays in "clean wait" '
+                      'meanwhile).'),
 ]
 
 

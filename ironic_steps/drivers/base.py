@@ -399,6 +399,25 @@ class ConsoleInterface(BaseInterface):
         raise NotImplementedError
 
 
+class FirmwareInterface(BaseInterface):
+    """Firmware: updating a node's components (BIOS, BMC) from images, as
+    the step ``firmware.update``, and reading which versions they run into
+    the node's component cache (see :mod:`ironic_steps.drivers.firmware`,
+    which defines the settings an update takes)."""
+
+    interface_type = 'firmware'
+
+    def cache_firmware_components(self, task):
+        """Read the versions the node's components run and record them
+        (:func:`ironic_steps.drivers.firmware.cache_components`).
+
+        :raises UnsupportedDriverExtension: if the interface cannot read
+            them (``no-firmware``).
+        """
+        raise exception.UnsupportedDriverExtension(
+            node=task.node.uuid, extension='firmware', interface=self.name)
+
+
 class InspectInterface(BaseInterface):
     """Hardware inspection: what a node has (see :mod:`drivers.inspection`
     for what it returns and what the conductor does with it)."""

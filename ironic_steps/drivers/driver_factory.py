@@ -15,6 +15,7 @@ import stevedore
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers import hardware_type as hardware_type_module
 from ironic_steps import release_mappings
 
 HARDWARE_TYPES_NAMESPACE = 'ironic_steps.hardware.types'
@@ -81,6 +82,22 @@ def enabled_hardware_types():
             and _in_pinned_release(_cached(HARDWARE_TYPES_NAMESPACE, name))]
 
 
+def _supported(hw_type, interface_type):
+    """The implementations of ``interface_type`` a node of ``hw_type`` may
+    name: those the type supports, less those an ``[DEFAULT]
+    enabled_<type>_interfaces`` option leaves out (only firmware has one,
+    as in Ironic; every other type's are all enabled), the preferred
+    default (``[DEFAULT] default_<type>_interface``, if enabled) first."""
+    names = hw_type.supported(interface_type)
+    enabled = getattr(CONF, 'enabled_%s_interfaces' % interface_type, None)
+    if enabled is not None:
+        names = tuple(name for name in names if name in enabled)
+    preferred = getattr(CONF, 'default_%s_interface' % interface_type, None)
+    if preferred in names:
+        names = (preferred,) + tuple(n for n in names if n != preferred)
+    return names
+
+
 def served_hardware():
     """What this process's conductor serves: {hardware type: {interface
     type: (implementation, ...)}}, the default first, for each of
@@ -93,7 +110,7 @@ def served_hardware():
         for interface_type in base.ALL_INTERFACES:
             names = tuple(
                 implementation
-                for implementation in hw_type.supported(interface_type)
+                for implementation in _supported(hw_type, interface_type)
                 if _in_pinned_release(_interface(interface_type,
                                                  implementation)))
             if names:
@@ -110,9 +127,10 @@ def _default(hw_type, interface_type):
     the first it supports that the pinned release has (a node made while
     pinned must be one the pinned release's conductors can load), or None.
     """
+    supported = _supported(hw_type, interface_type)
     if not CONF.pin_release_version:
-        return hw_type.default(interface_type)
-    for name in hw_type.supported(interface_type):
+        return supported[0] if supported else None
+    for name in supported:
         try:
             implementation = _interface(interface_type, name)
         except stevedore.exception.NoMatches:
@@ -180,7 +198,7 @@ def check_and_update_node_interfaces(node):
     for interface_type in base.ALL_INTERFACES:
         field = '%s_interface' % interface_type
         name = _interface_name(node, interface_type)
-        supported = hw_type.supported(interface_type)
+        supported = _supported(hw_type, interface_type)
         if name is None:
             name = _default(hw_type, interface_type)
             if name is not None:
@@ -199,12 +217,25 @@ def check_and_update_node_interfaces(node):
                     needed=implementation.since_release)
 
 
+def _stored_none(node, interface_type):
+    """What a stored node whose ``<type>_interface`` is NULL has: it was
+    written by a release without that interface type (a node created while
+    pinned to 0.11 has no firmware interface), so the type's no-op one, as
+    the migration that added the column gave every node then; None for a
+    node being created (its field unset: it gets the default)."""
+    field = '%s_interface' % interface_type
+    if node.obj_attr_is_set(field) and getattr(node, field) is None:
+        return hardware_type_module.NOOP_INTERFACES.get(interface_type)
+    return None
+
+
 def build_driver_for_task(node):
     """A namespace with one loaded interface per interface type."""
     hw_type = hardware_type(node.driver)
     interfaces = {}
     for interface_type in base.ALL_INTERFACES:
         name = (_interface_name(node, interface_type)
+                or _stored_none(node, interface_type)
                 or _default(hw_type, interface_type))
         if name is None:
             interfaces[interface_type] = NoInterface(interface_type)

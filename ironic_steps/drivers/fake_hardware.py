@@ -11,6 +11,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         'boot': ('fake',),
         'console': ('no-console',),
         'deploy': ('fake', 'fake-legacy', 'direct'),
+        'firmware': ('fake', 'no-firmware'),
         'inspect': ('fake', 'agent', 'no-inspect'),
         'management': ('fake',),
         'network': ('noop', 'flat'),

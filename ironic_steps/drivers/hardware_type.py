@@ -7,6 +7,7 @@ import types
 #: :mod:`ironic_steps.drivers.modules.noop`).
 NOOP_INTERFACES = types.MappingProxyType({
     'console': 'no-console',
+    'firmware': 'no-firmware',
     'inspect': 'no-inspect',
     'network': 'noop',
     'rescue': 'no-rescue',

@@ -20,8 +20,10 @@ Inspect is ``redfish`` (release 0.11: the BMC's view of the hardware, as
 Ironic's redfish inspection reads it), ``agent`` (release 0.12: the agent,
 booted from ``driver_info/deploy_iso``, reports it) or ``no-inspect``;
 rescue is ``no-rescue`` unless ``agent`` is asked for (release 0.12: the
-agent's ramdisk as the rescue environment).  The other interface types
-get their no-op implementations.
+agent's ramdisk as the rescue environment).  Firmware is ``redfish``
+(release 0.12: ``firmware.update`` through the BMC's UpdateService, and
+the BIOS and BMC versions it reports) or ``no-firmware``.  The other
+interface types get their no-op implementations.
 """
 
 import types
@@ -39,6 +41,7 @@ class RedfishHardware(hardware_type.AbstractHardwareType):
         'bios': ('redfish',),
         'boot': ('redfish-virtual-media',),
         'deploy': ('ramdisk', 'direct'),
+        'firmware': ('redfish', 'no-firmware'),
         'inspect': ('redfish', 'agent', 'no-inspect'),
         'management': ('redfish',),
         'power': ('redfish',),

@@ -126,6 +126,16 @@ class IronicStepsObject(ovo_base.VersionedObject):
         for field in self.fields_unknown_at(target_version):
             primitive.pop(field, None)
 
+    @classmethod
+    def from_row(cls, context, row):
+        """The object read from ``row``, a read-only database row with an
+        attribute per field, with no changes to save."""
+        obj = cls(context)
+        for field in cls.fields:
+            setattr(obj, field, getattr(row, field))
+        obj.obj_reset_changes()
+        return obj
+
     def obj_refresh(self, loaded):
         """Copy every field of ``loaded`` (same class) into this object."""
         for field in self.fields:

@@ -70,28 +70,20 @@ class BIOSSetting(base.IronicStepsObject,
 
     FIELD_SINCE = dict.fromkeys(bios_registry.FIELDS, '1.1')
 
-    @classmethod
-    def _from_row(cls, context, row):
-        setting = cls(context)
-        for field in cls.fields:
-            setattr(setting, field, getattr(row, field))
-        setting.obj_reset_changes()
-        return setting
-
     # --- reading --------------------------------------------------------
 
     @classmethod
     def list_by_node(cls, context, node_id):
         """The settings of the node with database id ``node_id``, sorted
         by name, in one query ([] for a node without, or no node)."""
-        return [cls._from_row(context, row)
+        return [cls.from_row(context, row)
                 for row in cls.dbapi.get_bios_setting_list(node_id)]
 
     @classmethod
     def get(cls, context, node_id, name):
         """:raises BIOSSettingNotFound: naming the node by database id."""
-        return cls._from_row(context,
-                             cls.dbapi.get_bios_setting(node_id, name))
+        return cls.from_row(context,
+                            cls.dbapi.get_bios_setting(node_id, name))
 
     # --- writing --------------------------------------------------------
 
@@ -117,7 +109,7 @@ class BIOSSetting(base.IronicStepsObject,
             if field not in cls.fields_unknown_under_pin())
         rows = cls.dbapi.replace_bios_settings(
             node_id, _checked(node_id, settings, columns))
-        return [cls._from_row(context, row) for row in rows]
+        return [cls.from_row(context, row) for row in rows]
 
 
 _VALUE = fields.StringField(nullable=True)

@@ -38,7 +38,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.3: Add chassis_uuid
     # Version 1.4: Add boot_mode and secure_boot
     # Version 1.5: Add shard and parent_node
-    # Version 1.6: Add service_step
+    # Version 1.6: Add service_step and firmware_interface
     VERSION = '1.6'
 
     dbapi = db_api.get_instance()
@@ -105,6 +105,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'boot_interface': fields.StringField(nullable=True),
         'console_interface': fields.StringField(nullable=True),
         'deploy_interface': fields.StringField(nullable=True),
+        'firmware_interface': fields.StringField(nullable=True),
         'inspect_interface': fields.StringField(nullable=True),
         'management_interface': fields.StringField(nullable=True),
         'network_interface': fields.StringField(nullable=True),
@@ -144,6 +145,7 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'shard': '1.5',
         'parent_node': '1.5',
         'service_step': '1.6',
+        'firmware_interface': '1.6',
     }
     LOADED_ON_USE = frozenset(['traits'])
 

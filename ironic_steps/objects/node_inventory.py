@@ -37,17 +37,9 @@ class NodeInventory(base.IronicStepsObject,
     }
 
     @classmethod
-    def _from_row(cls, context, row):
-        inventory = cls(context)
-        for field in cls.fields:
-            setattr(inventory, field, getattr(row, field))
-        inventory.obj_reset_changes()
-        return inventory
-
-    @classmethod
     def get_by_node_id(cls, context, node_id):
         """:raises NodeInventoryNotFound: naming the node by database id."""
-        return cls._from_row(context, cls.dbapi.get_node_inventory(node_id))
+        return cls.from_row(context, cls.dbapi.get_node_inventory(node_id))
 
     @classmethod
     def replace(cls, context, node_id, inventory, plugin_data):

@@ -117,18 +117,10 @@ class NodeStepHistory(base.IronicStepsObject,
         return event_uuid(self.id)
 
     @classmethod
-    def _from_row(cls, context, row):
-        entry = cls(context)
-        for field in cls.fields:
-            setattr(entry, field, getattr(row, field))
-        entry.obj_reset_changes()
-        return entry
-
-    @classmethod
     def list_by_node(cls, context, node_id, flow=None, flow_run=None):
         """The node's kept entries, oldest first, in one query; only those
         of ``flow`` and ``flow_run`` when given."""
-        return [cls._from_row(context, row)
+        return [cls.from_row(context, row)
                 for row in cls.dbapi.get_step_history(
                     node_id, CONF.conductor.step_history_max_entries,
                     flow=flow, flow_run=flow_run, skip_step=NO_STEP)]
@@ -139,7 +131,7 @@ class NodeStepHistory(base.IronicStepsObject,
         """A page of the node's kept entries, flow ends included, in one
         query: ``limit`` of them, oldest first (or newest first), after
         the entry whose id is ``after`` (which need not be kept still)."""
-        return [cls._from_row(context, row)
+        return [cls.from_row(context, row)
                 for row in cls.dbapi.get_node_history(
                     node_id, CONF.conductor.step_history_max_entries, limit,
                     after=after, newest_first=newest_first)]
@@ -158,7 +150,7 @@ class NodeStepHistory(base.IronicStepsObject,
             raise exception.ResourceNotFound(
                 what='Node history record',
                 ident='%s of node %s' % (event, node.uuid))
-        return cls._from_row(context, row)
+        return cls.from_row(context, row)
 
     @classmethod
     def rows_by_node(cls, context):

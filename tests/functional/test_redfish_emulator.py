@@ -375,6 +375,39 @@ class FirmwareUpdateTest(EmulatorTestCase):
                       task.messages[0].message)
         self.assertEqual('1.0.0', self.system().bios_version)
 
+    def test_a_bmc_image_changes_the_managers_version_not_the_bios(self):
+        manager = self.system().managers[0]
+        self.assertEqual('1.00', manager.firmware_version)
+        self.update_service().simple_update(
+            'http://127.0.0.1/firmware/bmc-5.10.2.bin',
+            targets=[SYSTEMS + self.node]).wait(10)
+        # sushy's Manager is fetched afresh: the new version shows.
+        self.assertEqual('5.10.2', self.system().managers[0].firmware_version)
+        self.assertEqual('1.0.0', self.system().bios_version)
+        self.assertEqual('1.00', self.emulator.bmc_version(
+            self.emulator.system_ids[1]))
+
+    def test_the_firmware_inventory_shows_the_versions_an_update_changes(
+            self):
+        def versions():
+            inventory = self.update_service().firmware_inventory
+            return {item.identity: item.version
+                    for item in inventory.get_members()}
+
+        bios, bmc = 'BIOS-' + self.node, 'BMC-' + self.node
+        self.assertEqual(('1.0.0', '1.00'), (versions()[bios],
+                                             versions()[bmc]))
+        self.assertEqual(2 * len(self.emulator.system_ids), len(versions()))
+        self.update_service().simple_update(
+            'http://127.0.0.1/firmware/bmc-6.1.bin',
+            targets=[SYSTEMS + self.node]).wait(10)
+        self.assertEqual(('1.0.0', '6.1'), (versions()[bios],
+                                            versions()[bmc]))
+        status, body = self.emulator.request(
+            'GET', '/redfish/v1/UpdateService/FirmwareInventory/NIC-1')
+        self.assertEqual(404, status)
+        self.assertIn('BIOS-{system}', body['error']['message'])
+
     def test_an_update_without_an_image_is_refused(self):
         status, body = self.emulator.request(
             'POST', '/redfish/v1/UpdateService/Actions/'

@@ -180,16 +180,31 @@ class RollingUpgradeTest(testtools.TestCase):
         self.assertIsNone(node['last_error'])
         self.assertEqual({}, node['deploy_step'])
 
-    def test_nodes_are_inspected_once_the_pin_on_0_10_is_lifted(self):
-        # Upgrading from 0.10: one conductor and the API still pinned.
+    def upgrading_from(self, release, max_version):
+        """One conductor and the API still pinned to ``release``, one
+        conductor unpinned: (old conductor, API service, its client); the
+        API answers up to ``max_version``."""
         old = self.start('ironic-steps-conductor', OLD, pinned=True,
-                         release='0.10')
+                         release=release)
         self.start('ironic-steps-conductor', NEW, pinned=False)
         api_service = self.start('ironic-steps-api', 'api', pinned=True,
-                                 release='0.10')
+                                 release=release)
         api = functional.RestClient(api_service.endpoint)
-        self.assertEqual('1.80', api.request('GET', '/v1')[1]['version'][
-            'version'])
+        self.assertEqual(max_version, api.request('GET', '/v1')[1][
+            'version']['version'])
+        return old, api_service, api
+
+    def unpin(self, old, api_service):
+        """Every service unpinned: the client of the new API."""
+        old.stop()
+        self.start('ironic-steps-conductor', OLD, pinned=False)
+        api_service.stop()
+        return functional.RestClient(self.start(
+            'ironic-steps-api', 'api', pinned=False).endpoint)
+
+    def test_nodes_are_inspected_once_the_pin_on_0_10_is_lifted(self):
+        # Upgrading from 0.10: one conductor and the API still pinned.
+        old, api_service, api = self.upgrading_from('0.10', '1.80')
         # A node of the pinned conductor ...
         node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
         api.request('POST', '/v1/nodes', {'uuid': node_uuid,
@@ -211,11 +226,7 @@ class RollingUpgradeTest(testtools.TestCase):
 
         # Every service unpinned: the node is inspected and its inventory
         # shown.
-        old.stop()
-        self.start('ironic-steps-conductor', OLD, pinned=False)
-        api_service.stop()
-        api = functional.RestClient(self.start(
-            'ironic-steps-api', 'api', pinned=False).endpoint)
+        api = self.unpin(old, api_service)
         api.request('PATCH', '/v1/nodes/%s' % node_uuid, [
             {'op': 'replace', 'path': '/inspect_interface',
              'value': 'fake'}, {'op': 'add', 'path': '/shard',
@@ -235,14 +246,7 @@ class RollingUpgradeTest(testtools.TestCase):
 
     def test_runbooks_exist_once_the_pin_on_0_11_is_lifted(self):
         # Upgrading from 0.11: one conductor and the API still pinned.
-        old = self.start('ironic-steps-conductor', OLD, pinned=True,
-                         release='0.11')
-        self.start('ironic-steps-conductor', NEW, pinned=False)
-        api_service = self.start('ironic-steps-api', 'api', pinned=True,
-                                 release='0.11')
-        api = functional.RestClient(api_service.endpoint)
-        self.assertEqual('1.83', api.request('GET', '/v1')[1]['version'][
-            'version'])
+        old, api_service, api = self.upgrading_from('0.11', '1.83')
         node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
         api.request('POST', '/v1/nodes', {'uuid': node_uuid,
                                           'driver': 'fake-hardware'})
@@ -263,15 +267,59 @@ class RollingUpgradeTest(testtools.TestCase):
             self.assertEqual(status, refused.code, path)
 
         # Every service unpinned: the runbook is made and the node, whose
-        # conductor was the old one, cleaned with it.
-        old.stop()
-        self.start('ironic-steps-conductor', OLD, pinned=False)
-        api_service.stop()
-        api = functional.RestClient(self.start(
-            'ironic-steps-api', 'api', pinned=False).endpoint)
+        # conductor was the old one and which carries the runbook's name as
+        # a trait (API 1.92), cleaned with it.
+        api = self.unpin(old, api_service)
         api.request('POST', '/v1/runbooks', runbook)
-        api.request('PUT', '/v1/runbooks/CUSTOM_RAID/traits/CUSTOM_RAID')
         api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
                     {'target': 'clean', 'runbook': 'CUSTOM_RAID'})
         node = api.wait_for(node_uuid, 'manageable')
         self.assertIsNone(node['last_error'])
+
+    def test_firmware_is_updated_once_the_pin_on_0_11_is_lifted(self):
+        # Upgrading from 0.11: one conductor and the API still pinned.
+        old, api_service, api = self.upgrading_from('0.11', '1.83')
+        # A node of the pinned conductor has no firmware interface, and no
+        # components are read when it is managed.
+        node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
+        api.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                          'driver': 'fake-hardware'})
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'manage'})
+        node = api.wait_for(node_uuid, 'manageable')
+        self.assertNotIn('firmware_interface', node)
+        update = [{'interface': 'firmware', 'step': 'update', 'args': {
+            'settings': [{'component': 'bios',
+                          'url': 'http://127.0.0.1:9/bios-2.1.0.bin'}]}}]
+        for method, path, body in (
+                ('GET', '/v1/nodes/%s/firmware' % node_uuid, None),
+                ('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                 {'target': 'clean', 'clean_steps': update})):
+            try:
+                api.request(method, path, body)
+            except urllib.error.HTTPError as exc:
+                self.assertIn(exc.code, (400, 404), path)
+            else:
+                self.fail('%s %s was served while pinned to 0.11'
+                          % (method, path))
+
+        # Every service unpinned: the node still has no firmware interface
+        # until one is set; then its firmware is updated and shown.
+        api = self.unpin(old, api_service)
+        self.assertEqual('no-firmware',
+                         api.node(node_uuid)['firmware_interface'])
+        api.request('PATCH', '/v1/nodes/%s' % node_uuid, [
+            {'op': 'replace', 'path': '/firmware_interface',
+             'value': 'fake'}])
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'clean', 'clean_steps': update})
+        node = api.wait_for(node_uuid, 'manageable')
+        self.assertIsNone(node['last_error'])
+        firmware = api.request('GET', '/v1/nodes/%s/firmware'
+                               % node_uuid)[1]['firmware']
+        # Read as the cleaning began, then flashed.
+        self.assertEqual([('bios', '1.0.0', '2.1.0', '2.1.0'),
+                          ('bmc', '1.0.0', '1.0.0', None)],
+                         [(c['component'], c['initial_version'],
+                           c['current_version'], c['last_version_flashed'])
+                          for c in firmware])

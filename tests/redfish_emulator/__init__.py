@@ -13,7 +13,9 @@ that fills those gaps the way real BMCs behave:
 - ``computer_system``: the ComputerSystem resource around the stock view;
 - ``bios``: current/pending attributes, applied on the next boot;
 - ``storage``: a RAID controller whose volumes are made by tasks;
-- ``updates``: SimpleUpdate as a task that changes ``BiosVersion``;
+- ``updates``: SimpleUpdate as a task that changes ``BiosVersion`` (or the
+  BMC's version, for a ``bmc*`` image);
+- ``managers``: the Manager resource with the BMC's firmware version;
 - ``tasks``: the task store and TaskService views;
 - ``vmedia``: virtual media that records the URL instead of downloading;
 - ``faults``: injected errors and hangs, per system;

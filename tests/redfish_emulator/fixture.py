@@ -202,6 +202,11 @@ class RedfishEmulator(fixtures.Fixture):
     def bios_version(self, system_id):
         return self.system(system_id)['BiosVersion']
 
+    def bmc_version(self, system_id):
+        """The FirmwareVersion the Manager of a system reports."""
+        return self.get('/redfish/v1/Managers/%s' % system_id)[
+            'FirmwareVersion']
+
     def bios_attributes(self, system_id):
         return self.get('/redfish/v1/Systems/%s/Bios'
                         % system_id)['Attributes']

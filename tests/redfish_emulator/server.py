@@ -42,6 +42,7 @@ from tests.redfish_emulator import computer_system
 from tests.redfish_emulator import counters
 from tests.redfish_emulator import errors
 from tests.redfish_emulator import faults
+from tests.redfish_emulator import managers
 from tests.redfish_emulator import storage
 from tests.redfish_emulator import systems
 from tests.redfish_emulator import tasks
@@ -127,7 +128,7 @@ def build(state_dir, system_count=2, power_delay=0, volume_seconds=1,
         app.view_functions[endpoint] = view
 
     app.register_error_handler(errors.RedfishError, errors.render)
-    for module in (computer_system, bios, storage, tasks, updates):
+    for module in (computer_system, bios, storage, tasks, updates, managers):
         module.install(app, replace_view)
 
     def aliases(target):

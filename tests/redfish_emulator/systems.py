@@ -15,8 +15,8 @@ for the redfish hardware type's tests, this subclass adds:
   ``None`` for the firmware's own order);
 - boot override frequency (Once / Continuous / Disabled), which the stock
   views ignore (they always read back Continuous);
-- BIOS attributes and firmware versions (``BiosVersion``), processors and
-  memory.
+- BIOS attributes and firmware versions (``BiosVersion``, and the
+  Manager's ``BmcVersion``), processors and memory.
 
 Everything is kept in the system's record in the stock persistent store
 (``SUSHY_EMULATOR_STATE_DIR``), so a restarted emulator keeps it.  Request
@@ -34,6 +34,9 @@ from tests.redfish_emulator import errors
 POWER_DELAY = 'EMULATOR_POWER_DELAY'
 """Config key: seconds before a power change shows, or 'random' (1-11)."""
 FIRST_BIOS_VERSION = '1.0.0'
+#: What a Manager (the BMC) runs until a BMC image is flashed; sushy-tools'
+#: own value.
+FIRST_BMC_VERSION = '1.00'
 
 RESET_TYPES = ('On', 'ForceOn', 'ForceOff', 'GracefulShutdown',
                'GracefulRestart', 'ForceRestart', 'PowerCycle',
@@ -68,7 +71,8 @@ class EmulatedSystems(fakedriver.FakeDriver):
             system = self._systems[uuid]
             if 'bios' not in system:  # first start, not a restart
                 system.update(bios.initial_state())
-                system.update(versions={'BiosVersion': FIRST_BIOS_VERSION},
+                system.update(versions={'BiosVersion': FIRST_BIOS_VERSION,
+                                        'BmcVersion': FIRST_BMC_VERSION},
                               boot_override='Disabled', boot_device='None',
                               boots=0, last_boot=None, boot_sources=[])
                 self._systems[uuid] = system

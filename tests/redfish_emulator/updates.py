@@ -3,17 +3,25 @@
 sushy-tools' SimpleUpdate needs the libvirt backend (with the fake one it
 answers 500), requires ``Targets``, and answers 204 pointing at a static
 task.  A real BMC answers 202 with a task that runs for a while and then
-completes -- the system reporting the new ``BiosVersion`` -- or ends in
-``Exception`` with a message.  This module owns that action and its effect.
+completes -- the system reporting the new ``BiosVersion``, or its Manager
+the new ``FirmwareVersion`` -- or ends in ``Exception`` with a message.
+This module owns that action and its effect.
 
 - ``ImageURI`` is required; ``Targets`` is optional (every system when
-  absent) and names systems (``/redfish/v1/Systems/{id}``).  Manager
-  (BMC) firmware is not emulated: such a target is refused, 400.
+  absent) and names systems (``/redfish/v1/Systems/{id}``), as Ironic
+  sends them when a BMC has several.  Any other target is refused, 400.
+- Which firmware an image is for is in the image, as on a real BMC: here,
+  an image whose file name starts with ``bmc`` is BMC firmware (the
+  targets' Managers), any other BIOS firmware.
 - The task runs ``EMULATOR_UPDATE_SECONDS``.  An ``ImageURI`` containing
   ``fail`` ends it in ``Exception``.  Otherwise every target's
-  ``BiosVersion`` becomes the version in the image's file name
-  (``.../bios-2.3.1.bin`` -> ``2.3.1``) or, when it names none, the old
-  version with its minor number raised.
+  ``BiosVersion`` (or ``BmcVersion``, see ``managers``) becomes the version
+  in the image's file name (``.../bios-2.3.1.bin`` -> ``2.3.1``) or, when
+  it names none, the old version with its minor number raised.
+- The UpdateService's FirmwareInventory (which sushy-tools links but does
+  not serve) lists what each system runs: ``BIOS-{system}`` and
+  ``BMC-{system}``, SoftwareInventory resources whose ``Version`` is the
+  one an update changed.
 """
 
 import posixpath
@@ -24,6 +32,7 @@ import flask
 from sushy_tools import error as stock_error
 
 from tests.redfish_emulator import errors
+from tests.redfish_emulator import systems as systems_module
 from tests.redfish_emulator import tasks
 
 UPDATE_SECONDS = 'EMULATOR_UPDATE_SECONDS'
@@ -58,8 +67,9 @@ def _target_systems(targets):
         prefix, _sep, name = str(target).rstrip('/').rpartition('/')
         if prefix != '/redfish/v1/Systems':
             raise errors.RedfishError(
-                'Target %s is not a system; only system firmware (BIOS) '
-                'is emulated. Systems are: %s.' % (target, ', '.join(known)),
+                'Target %s is not a system; targets name the systems '
+                'whose firmware (BIOS, or their BMC\'s) the image is for. '
+                'Systems are: %s.' % (target, ', '.join(known)),
                 message_id='ActionParameterNotSupported',
                 args=[target, 'Targets'], related=['#/Targets'])
         try:
@@ -96,16 +106,65 @@ def _apply(app, task):
             'Firmware image %s failed verification; nothing was changed.'
             % image_uri)
     done = []
+    name = posixpath.basename(parse.urlparse(image_uri).path)
+    key, what = (('BmcVersion', 'BMC') if name.lower().startswith('bmc')
+                 else ('BiosVersion', 'BIOS'))
     for uuid in task['payload']['systems']:
-        old = app.systems.get_versions(uuid)['BiosVersion']
+        old = app.systems.get_versions(uuid).get(
+            key, systems_module.FIRST_BMC_VERSION)
         version = new_version(image_uri, old)
-        app.systems.set_versions(uuid, {'BiosVersion': version})
+        app.systems.set_versions(uuid, {key: version})
         done.append('%s %s -> %s' % (uuid, old, version))
-    return 'Updated BIOS firmware: %s.' % '; '.join(done)
+    return 'Updated %s firmware: %s.' % (what, '; '.join(done))
 
 
 tasks.EFFECTS['firmware-update'] = _apply
 
 
+_INVENTORY = '/redfish/v1/UpdateService/FirmwareInventory'
+#: Inventory id prefix -> (version key, what it is, its resource's path).
+_COMPONENTS = {'BIOS': ('BiosVersion', 'BIOS', '/redfish/v1/Systems/%s'),
+               'BMC': ('BmcVersion', 'BMC firmware',
+                       '/redfish/v1/Managers/%s')}
+
+
+def firmware_inventory():
+    members = [{'@odata.id': '%s/%s-%s' % (_INVENTORY, prefix, uuid)}
+               for uuid in sorted(flask.current_app.systems.systems)
+               for prefix in sorted(_COMPONENTS)]
+    return flask.jsonify({
+        '@odata.type': '#SoftwareInventoryCollection.'
+                       'SoftwareInventoryCollection',
+        '@odata.id': _INVENTORY, 'Name': 'Firmware Inventory',
+        'Members': members, 'Members@odata.count': len(members)})
+
+
+def firmware_item(item_id):
+    prefix, _sep, name = item_id.partition('-')
+    systems = flask.current_app.systems
+    try:
+        key, what, related = _COMPONENTS[prefix]
+        uuid = systems.uuid(name)
+    except (KeyError, stock_error.NotFound):
+        raise errors.RedfishError(
+            'No firmware inventory item %s; items are BIOS-{system} and '
+            'BMC-{system}.' % item_id, code=404,
+            message_id='ResourceMissingAtURI',
+            args=[flask.request.path]) from None
+    version = systems.get_versions(uuid).get(
+        key, systems_module.FIRST_BMC_VERSION)
+    return flask.jsonify({
+        '@odata.type': '#SoftwareInventory.v1_2_0.SoftwareInventory',
+        '@odata.id': '%s/%s' % (_INVENTORY, item_id), 'Id': item_id,
+        'Name': '%s of %s' % (what, uuid), 'Version': version,
+        'Updateable': True, 'RelatedItem': [{'@odata.id': related % uuid}],
+        'Status': {'State': 'Enabled', 'Health': 'OK'}})
+
+
 def install(app, replace_view):
     replace_view('UpdateService.update_service_simple_update', simple_update)
+    app.add_url_rule(_INVENTORY, endpoint='emulator_firmware_inventory',
+                     view_func=firmware_inventory)
+    app.add_url_rule(_INVENTORY + '/<item_id>',
+                     endpoint='emulator_firmware_item',
+                     view_func=firmware_item)

@@ -40,6 +40,7 @@ _INTERFACE_VERSIONS = {
     'storage': versions.at(versions.MINOR_33_STORAGE_INTERFACE),
     'rescue': versions.at(versions.MINOR_38_RESCUE_INTERFACE),
     'bios': versions.at(versions.MINOR_40_BIOS_INTERFACE),
+    'firmware': versions.at(versions.MINOR_86_FIRMWARE_INTERFACE),
 }
 
 

@@ -26,6 +26,7 @@ from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
+from ironic_steps.db.sqlalchemy import firmware_components
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_inventory
@@ -547,7 +548,8 @@ class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  resources.ResourceQueries,
                  allocations.AllocationQueries,
                  step_history.StepHistoryQueries,
-                 node_inventory.NodeInventoryQueries):
+                 node_inventory.NodeInventoryQueries,
+                 firmware_components.FirmwareComponentQueries):
     """The database API: every query, one instance per process."""
 
     # What the query mixins of other modules run their statements on.

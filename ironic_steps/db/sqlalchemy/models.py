@@ -111,6 +111,7 @@ class Node(Base):
     boot_interface = sa.Column(sa.String(255))
     console_interface = sa.Column(sa.String(255))
     deploy_interface = sa.Column(sa.String(255))
+    firmware_interface = sa.Column(sa.String(255))
     inspect_interface = sa.Column(sa.String(255))
     management_interface = sa.Column(sa.String(255))
     network_interface = sa.Column(sa.String(255))
@@ -297,6 +298,26 @@ class NodeInventory(Base):
                         primary_key=True)
     inventory_data = sa.Column(JSONEncoded, nullable=False)
     plugin_data = sa.Column(JSONEncoded, nullable=False)
+
+
+class FirmwareComponent(Base):
+    """A firmware component of a node (``bios``, ``bmc``) and its versions,
+    as its firmware interface last read them (Ironic's table name); the
+    primary key (node_id, component) makes a component unique per node.
+    Deleted with the node (ON DELETE CASCADE)."""
+
+    __tablename__ = 'firmware_information'
+
+    node_id = sa.Column(sa.Integer, sa.ForeignKey('nodes.id',
+                                                  ondelete='CASCADE'),
+                        primary_key=True)
+    component = sa.Column(sa.String(255), primary_key=True)
+    initial_version = sa.Column(sa.String(255), nullable=False)
+    current_version = sa.Column(sa.String(255))
+    last_version_flashed = sa.Column(sa.String(255))
+    vendor = sa.Column(sa.String(255))
+    model = sa.Column(sa.String(255))
+    serial_number = sa.Column(sa.String(255))
 
 
 def _node_uuid():

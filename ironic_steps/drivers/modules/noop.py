@@ -1,8 +1,9 @@
 """No-op interfaces: what a node has for the interface types ironic-steps
 does not run (console, network, rescue, storage) or that it does not use
-(inspect), and the ``flat`` network interface, which needs no more.
+(firmware, inspect), and the ``flat`` network interface, which needs no more.
 
-They carry Ironic's names (``no-console``, ``no-inspect``, ``noop``,
+They carry Ironic's names (``no-console``, ``no-firmware``,
+``no-inspect``, ``noop``,
 ``no-rescue``, ``noop``) so that a node's ``*_interface`` fields read as
 they would in Ironic.  As there, the ``no-*`` ones fail validation (the
 node cannot do that) while the network and storage ``noop`` pass (a node
@@ -26,6 +27,10 @@ class _Unsupported:
 
 class NoConsole(_Unsupported, base.ConsoleInterface):
     name = 'no-console'
+
+
+class NoFirmware(_Unsupported, base.FirmwareInterface):
+    name = 'no-firmware'
 
 
 class NoInspect(_Unsupported, base.InspectInterface):

@@ -69,7 +69,8 @@ class ValidateTest(base.ApiTestCase):
             for name in ('console',)}
         self.assertEqual(dict({
             name: {'result': True, 'reason': None}
-            for name in ('bios', 'boot', 'deploy', 'inspect', 'management',
+            for name in ('bios', 'boot', 'deploy', 'firmware', 'inspect',
+                         'management',
                          'network', 'power', 'raid', 'rescue', 'storage')},
             **unsupported), body)
         self.assertIn(node.uuid, body['console']['reason'])

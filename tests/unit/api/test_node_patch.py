@@ -158,11 +158,12 @@ class ResetInterfacesTest(base.ApiTestCase):
         super().setUp()
         self.config(enabled_hardware_types=['fake-hardware',
                                             'example-hardware'])
-        # example-hardware neither inspects nor rescues: a node that keeps
-        # its interfaces must have ones it supports.
+        # example-hardware neither inspects, rescues nor updates firmware:
+        # a node that keeps its interfaces must have ones it supports.
         self.node = self.create_node(name='node-1',
                                      inspect_interface='no-inspect',
-                                     rescue_interface='no-rescue')
+                                     rescue_interface='no-rescue',
+                                     firmware_interface='no-firmware')
 
     def new_driver(self, query='', version=base.LATEST, **interfaces):
         ops = [{'op': 'replace', 'path': '/driver',

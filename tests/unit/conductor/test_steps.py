@@ -23,6 +23,7 @@ _BASES = {
     'vendor': base.VendorInterface, 'console': base.ConsoleInterface,
     'inspect': base.InspectInterface, 'network': base.NetworkInterface,
     'rescue': base.RescueInterface, 'storage': base.StorageInterface,
+    'firmware': base.FirmwareInterface,
 }
 
 

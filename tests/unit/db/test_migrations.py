@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 from alembic import script as alembic_script
+from oslo_db import exception as db_exc
 
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
@@ -38,6 +39,8 @@ CREATE_NODE_INVENTORY = '5c0bd2215f21'
 ADD_NODE_SHARD_AND_PARENT = '80005d9f58ab'
 ADD_NODE_SERVICE_STEP = 'b8e2f4a61c07'
 CREATE_RUNBOOKS = '9d4b6e1f2a37'
+ADD_NODE_FIRMWARE_INTERFACE = '93d1e23ed9ff'
+CREATE_FIRMWARE_INFORMATION = '814b3ae7aacd'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
@@ -46,7 +49,8 @@ REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT, CREATE_NODE_STEP_HISTORY,
              ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY, CREATE_NODE_INVENTORY,
              ADD_NODE_SHARD_AND_PARENT, ADD_NODE_SERVICE_STEP,
-             CREATE_RUNBOOKS]
+             CREATE_RUNBOOKS, ADD_NODE_FIRMWARE_INTERFACE,
+             CREATE_FIRMWARE_INFORMATION]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -327,6 +331,39 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual(('active', None, '{}'), tuple(connection.execute(
                 sa.text('SELECT provision_state, service_step, deploy_step '
                         'FROM nodes')).one()))
+
+    def test_existing_nodes_get_no_firmware_and_components_go_with_them(
+            self):
+        # Given a node at the release before (0.11)
+        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text(
+                "INSERT INTO nodes (uuid, driver, provision_state, "
+                "maintenance) VALUES ('3c7e4d2a-6b5f-4f8a-9d0e-1f2a3b4c5d6e',"
+                " 'redfish', 'manageable', 0)"))
+        # When the revisions of 0.12 run
+        migration.upgrade(CREATE_FIRMWARE_INFORMATION)
+        # Then its firmware is not managed and it has no components; a
+        # component, once read, goes with its node, and is one per name
+        with engine.begin() as connection:
+            self.assertEqual('no-firmware', connection.execute(sa.text(
+                'SELECT firmware_interface FROM nodes')).scalar_one())
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM firmware_information')).scalar_one())
+            connection.execute(sa.text(
+                "INSERT INTO firmware_information (node_id, component, "
+                "initial_version) SELECT id, 'bios', '1.0' FROM nodes"))
+        with engine.begin() as connection:
+            self.assertRaises(db_exc.DBDuplicateEntry, connection.execute,
+                              sa.text(
+                                  "INSERT INTO firmware_information "
+                                  "(node_id, component, initial_version) "
+                                  "SELECT id, 'bios', '2.0' FROM nodes"))
+        with engine.begin() as connection:
+            connection.execute(sa.text('DELETE FROM nodes'))
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM firmware_information')).scalar_one())
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -25,7 +25,7 @@ EXPECTED_FINGERPRINTS = {
     'BIOSSetting': '1.1-054a26d8e261a76198623773e5659292',
     'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
-    'Node': '1.6-9571c9271b83f16e0f03a181ceaad4ec',
+    'Node': '1.6-3ae696fd4dcfbe17096ba2b80619475d',
     'Chassis': '1.0-c83b9e409c9107e4f02c134767bcab57',
     'Port': '1.0-886abfe4bc92d0072dfdc262a178677d',
     'Portgroup': '1.0-ad2d3e1a60c5ee54bafc0d4ccb719d6c',
@@ -33,6 +33,7 @@ EXPECTED_FINGERPRINTS = {
     'VolumeTarget': '1.0-755c656508780abd6fc4c4c9598aaf59',
     'NodeStepHistory': '1.0-c11b22988e6f745d44618893dc1e067c',
     'NodeInventory': '1.0-28a6dc418a5e487eee64b1e051f479ad',
+    'FirmwareComponent': '1.0-3030fa4c088cfc4aaaeb10996186fd45',
     'Runbook': '1.0-ff0490aba00b913f94ed20f955f97b0c',
 }
 

@@ -6,15 +6,21 @@ Ironic's redfish management offers it: each image in turn is handed to
 the BMC's UpdateService (SimpleUpdate), and the step is polled (see
 :func:`ironic_steps.drivers.base.poll_step`) until the BMC's task for the
 last image completes; a task that ends in error fails the step with the
-BMC's messages.
+BMC's messages.  Deprecated, as in Ironic 38: kept for the node
+definitions and clean steps that name it; ``firmware.update`` of the
+redfish firmware interface (:mod:`.firmware`) is its successor, which
+names each image's component and records the versions flashed.
 """
 
+from oslo_log import log
 import sushy
 
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers.modules.redfish import utils
+
+LOG = log.getLogger(__name__)
 
 BOOT_DEVICES = {
     'pxe': sushy.BOOT_SOURCE_TARGET_PXE,
@@ -123,7 +129,11 @@ class RedfishManagement(utils.BMCInterface, base.ManagementInterface):
     @base.deploy_step(priority=0, argsinfo=_FIRMWARE_ARGSINFO)
     @base.clean_step(priority=0, argsinfo=_FIRMWARE_ARGSINFO)
     def update_firmware(self, task, firmware_images):
-        """Update the node's firmware from each image, in order."""
+        """Update the node's firmware from each image, in order
+        (deprecated: see the module's docstring)."""
+        LOG.warning('Node %s: management.update_firmware is deprecated; '
+                    'use firmware.update of the redfish firmware interface',
+                    task.node.uuid)
         urls = _firmware_urls(task, firmware_images)
         monitor = self._start_update(task, urls[0])
         return base.poll_step(task, self.check_firmware_update,

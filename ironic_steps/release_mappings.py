@@ -147,6 +147,18 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0']},
     }),
+    # Ironic's API beyond 1.83 around ports and virtual media: port names
+    # (Port 1.1, API 1.88).
+    ('0.12', {
+        'api': '1.88',
+        'rpc': '1.7',
+        'objects': {'Node': ['1.5'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.1'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -6,8 +6,8 @@ is its own, as Ironic has it:
 
 * its fields, the microversion each appeared in and what a plain list
   shows (a port's ``pxe_enabled`` from 1.19, ``is_smartnic`` from 1.53;
-  portgroups from 1.23, volume records from 1.32; ``name`` of a port is
-  Ironic's 1.88, beyond this API's maximum, so a port has none);
+  portgroups from 1.23, volume records from 1.32, a port's ``name`` from
+  1.88);
 * what may be written and what values it takes (a MAC address, a
   ``local_link_connection``'s keys, a volume connector's type);
 * the rules tied to the node: a record's node exists (400 otherwise), a
@@ -37,6 +37,8 @@ _UUID = {'type': ['string', 'null'], 'pattern': identifiers.UUID_PATTERN}
 _FLAG = {'type': 'boolean'}
 _FLAG_WORDS = {'true': True, 'false': False}
 _UUID_HINT = 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
+_NAME = {'type': ['string', 'null'], 'pattern': identifiers.NAME_PATTERN}
+_NAME_HINT = "a name has 1-255 letters, digits, '-', '.', '_' or '~'"
 #: Six pairs of hex digits, split by ':' or '-' (stored lower case, ':').
 _MAC = re.compile(r'\A[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(\1[0-9a-fA-F]{2})'
                   r'{4}\Z')
@@ -158,7 +160,9 @@ PORTGROUP_VIEW = view.View(
 DEFAULT_PORTGROUP_MODE = 'active-backup'
 
 
-def _check_portgroup_name(name):
+def _check_name(name):
+    """A port's or portgroup's name: not a UUID, which a URL could not
+    tell apart from one."""
     if name is not None and identifiers.is_uuid(name):
         raise errors.InvalidField(
             field='name', reason='%r looks like a UUID; a name must not, or '
@@ -169,7 +173,7 @@ def _check_portgroup_name(name):
 PORTGROUP_SCHEMA = schema.Schema(
     PORTGROUP_VIEW,
     {'uuid': _UUID,
-     'name': {'type': ['string', 'null'], 'pattern': identifiers.NAME_PATTERN},
+     'name': _NAME,
      'address': {'type': ['string', 'null']},
      'node_uuid': {'type': 'string', 'pattern': identifiers.UUID_PATTERN},
      'standalone_ports_supported': _FLAG,
@@ -183,8 +187,8 @@ PORTGROUP_SCHEMA = schema.Schema(
                              'properties', 'extra']),
     required={'node_uuid': "A portgroup needs the 'node_uuid' of its node."},
     hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT,
-           'name': "a name has 1-255 letters, digits, '-', '.', '_' or '~'"},
-    checks={'address': _mac('address'), 'name': _check_portgroup_name},
+           'name': _NAME_HINT},
+    checks={'address': _mac('address'), 'name': _check_name},
     coerce={'standalone_ports_supported': _flag})
 
 
@@ -220,7 +224,8 @@ PORTGROUPS = resource.Resource(
 
 # --- ports -------------------------------------------------------------------
 
-_PORT_FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid',
+PORT_NAME_VERSION = v.at(v.MINOR_88_PORT_NAME)
+_PORT_FIELDS = ('uuid', 'address', 'name', 'node_uuid', 'portgroup_uuid',
                 'local_link_connection', 'pxe_enabled', 'physical_network',
                 'internal_info', 'extra', 'is_smartnic') + _TIMES
 
@@ -229,11 +234,13 @@ PORT_VIEW = view.View(
     since={'internal_info': v.at(18),
            'local_link_connection': v.at(19), 'pxe_enabled': v.at(19),
            'portgroup_uuid': v.at(v.MINOR_24_PORTGROUPS_SUBCONTROLLERS),
-           'physical_network': v.at(34), 'is_smartnic': v.at(53)},
+           'physical_network': v.at(34), 'is_smartnic': v.at(53),
+           'name': PORT_NAME_VERSION},
     list_fields=('uuid', 'address'),
     empty=dict.fromkeys(('extra', 'internal_info', 'local_link_connection'),
                         dict),
-    times=_TIMES)
+    times=_TIMES, unknown_while_pinned=objects.Port.fields_unknown_under_pin)
+
 
 #: What a ``local_link_connection`` may hold (Ironic's keys up to 1.69).
 _LOCAL_LINK = {
@@ -250,6 +257,7 @@ PORT_SCHEMA = schema.Schema(
     PORT_VIEW,
     {'uuid': _UUID,
      'address': {'type': 'string'},
+     'name': _NAME,
      'node_uuid': {'type': 'string', 'pattern': identifiers.UUID_PATTERN},
      'portgroup_uuid': _UUID,
      'local_link_connection': _LOCAL_LINK,
@@ -258,20 +266,21 @@ PORT_SCHEMA = schema.Schema(
                           'maxLength': 64},
      'is_smartnic': _FLAG,
      'extra': _DICT},
-    create_fields=frozenset(['uuid', 'address', 'node_uuid',
+    create_fields=frozenset(['uuid', 'address', 'name', 'node_uuid',
                              'portgroup_uuid', 'local_link_connection',
                              'pxe_enabled', 'physical_network',
                              'is_smartnic', 'extra']),
-    update_fields=frozenset(['address', 'node_uuid', 'portgroup_uuid',
+    update_fields=frozenset(['address', 'name', 'node_uuid',
+                             'portgroup_uuid',
                              'local_link_connection', 'pxe_enabled',
                              'physical_network', 'is_smartnic', 'extra']),
     required={'address': "A port needs an 'address' (its MAC address).",
               'node_uuid': "A port needs the 'node_uuid' of its node."},
     hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT,
-           'portgroup_uuid': _UUID_HINT,
+           'portgroup_uuid': _UUID_HINT, 'name': _NAME_HINT,
            'local_link_connection': 'its keys: switch_id, port_id, '
            'switch_info, hostname and network_type (managed or unmanaged)'},
-    checks={'address': _mac('address')},
+    checks={'address': _mac('address'), 'name': _check_name},
     coerce={'pxe_enabled': _flag, 'is_smartnic': _flag})
 
 #: A port's connectivity changes only in these states (or maintenance).
@@ -349,7 +358,7 @@ def _portgroup_filter(context, ident, version):
 
 PORTS = resource.Resource(
     'ports', 'ports', 'port', PORT_VIEW, PORT_SCHEMA, objects.Port,
-    'baremetal:port', empty=_empty, prepare=_prepare_port,
+    'baremetal:port', by_name=True, empty=_empty, prepare=_prepare_port,
     before_delete=_before_port_delete,
     filters={'node': resource.Filter('node_uuid', parse=node_filter),
              'node_uuid': resource.Filter('node_uuid',

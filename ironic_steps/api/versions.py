@@ -117,8 +117,8 @@ implement it):
 * 1.82 - node ``shard`` field; ``?shard`` and ``?sharded`` filters;
   ``GET /v1/shards``.
 * 1.83 - node ``parent_node`` field; ``?parent_node`` and
-  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``
-  (maximum).
+  ``?include_children`` filters; ``GET /v1/nodes/{node}/children``.
+* 1.88 - port ``name`` field; names identify ports in URLs (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -216,9 +216,10 @@ MINOR_80_PROJECT_CREATE_DELETE_NODE = 80
 MINOR_81_NODE_INVENTORY = 81
 MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
+MINOR_88_PORT_NAME = 88
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_83_PARENT_CHILD_NODES)
+_MAX_VERSION = (BASE_VERSION, MINOR_88_PORT_NAME)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

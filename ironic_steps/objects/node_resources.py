@@ -49,13 +49,16 @@ class Portgroup(resource.StoredResource):
 @base.IronicStepsObjectRegistry.register
 class Port(resource.StoredResource):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Add name (API 1.88)
+    VERSION = '1.1'
     KIND = 'ports'
     FEATURE = 'Ports'
+    FIELD_SINCE = {'name': '1.1'}
 
     fields = {
         **resource.COMMON_FIELDS,
         'address': fields.StringField(),
+        'name': fields.StringField(nullable=True),
         'node_uuid': fields.UUIDField(),
         'portgroup_uuid': fields.UUIDField(nullable=True),
         'local_link_connection': _DICT,

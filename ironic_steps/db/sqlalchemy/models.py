@@ -310,6 +310,7 @@ class Port(Base):
     __table_args__ = (
         sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
         sa.UniqueConstraint('address', name='uniq_ports0address'),
+        sa.UniqueConstraint('name', name='uniq_ports0name'),
         sa.Index('ports_node_uuid_idx', 'node_uuid'),
         sa.Index('ports_portgroup_uuid_idx', 'portgroup_uuid'),
     )
@@ -317,6 +318,7 @@ class Port(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
     address = sa.Column(sa.String(18), nullable=False)
+    name = sa.Column(sa.String(255))
     node_uuid = _node_uuid()
     # SET NULL, not a refusal: MySQL and MariaDB check a key row by row,
     # so deleting a node whose portgroup goes before its ports would be

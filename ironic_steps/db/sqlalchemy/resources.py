@@ -72,7 +72,7 @@ KINDS = {
                         users=(User(_PORTS, 'portgroup_uuid', 'port(s)'),)),
     'ports': _kind(models.Port, 'port',
                    filters=('node_uuid', 'address', 'portgroup_uuid'),
-                   unique=('address', 'uuid')),
+                   unique=('address', 'name', 'uuid')),
     'volume_connectors': _kind(
         models.VolumeConnector, 'volume connector',
         filters=('node_uuid',), unique=('connector_id', 'uuid')),

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 from alembic import script as alembic_script
+from oslo_db import exception as db_exc
 
 from ironic_steps.db import migration
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
@@ -36,6 +37,7 @@ ADD_NODE_BOOT_MODE = 'c4e1a7d5b920'
 ADD_BIOS_REGISTRY = '7e7ad8d4ad75'
 CREATE_NODE_INVENTORY = '5c0bd2215f21'
 ADD_NODE_SHARD_AND_PARENT = '80005d9f58ab'
+ADD_PORT_NAME = 'b1d4e7a9c288'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
@@ -43,7 +45,7 @@ REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_NODE_RESOURCES, CREATE_ALLOCATIONS,
              ADD_DEPLOY_TEMPLATE_STEP_TIMEOUT, CREATE_NODE_STEP_HISTORY,
              ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY, CREATE_NODE_INVENTORY,
-             ADD_NODE_SHARD_AND_PARENT]
+             ADD_NODE_SHARD_AND_PARENT, ADD_PORT_NAME]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -307,6 +309,45 @@ class MigrationWalkTest(base.TestCase):
                          {index['name'] for index in inspector.get_indexes(
                              'nodes')} & {'nodes_shard_idx',
                                           'nodes_parent_node_idx'})
+
+    def test_existing_ports_keep_everything_and_get_no_name(self):
+        # Given a node with a port in a portgroup at release 0.11
+        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
+        engine = sqlalchemy_api.get_engine()
+        node = '2a6e3d1c-5b4f-4e7a-9c8d-0f1e2d3c4b5a'
+        group = '6b0d2f4e-1c3a-4b5d-8e7f-9a0b1c2d3e4f'
+        with engine.begin() as connection:
+            # (The model's columns with defaults all exist at 0.11.)
+            connection.execute(sa.insert(models.Node.__table__).values(
+                uuid=node, driver='fake-hardware', provision_state='enroll'))
+            connection.execute(sa.insert(models.Portgroup.__table__).values(
+                uuid=group, node_uuid=node))
+            connection.execute(sa.insert(models.Port.__table__).values(
+                uuid='8c1e3a5b-7d9f-4a2b-b4c6-d8e0f2a4b6c8',
+                address='52:54:00:12:34:56', node_uuid=node,
+                portgroup_uuid=group, extra={'cable': 'blue'}))
+        # When the port name revision runs
+        migration.upgrade(ADD_PORT_NAME)
+        # Then the port is as it was, without a name, still in its group
+        # and still going with its node; a name is unique
+        with engine.begin() as connection:
+            self.assertEqual(
+                (None, '52:54:00:12:34:56', group, '{"cable": "blue"}'),
+                tuple(connection.execute(sa.text(
+                    'SELECT name, address, portgroup_uuid, extra '
+                    'FROM ports')).one()))
+            connection.execute(sa.text("UPDATE ports SET name = 'eth0'"))
+        with engine.begin() as connection:
+            self.assertRaises(
+                db_exc.DBDuplicateEntry, connection.execute,
+                sa.insert(models.Port.__table__).values(
+                    uuid='9d2f4b6c-8e0a-4b3c-a5d7-e9f1a3b5c7d9',
+                    address='52:54:00:12:34:57', node_uuid=node,
+                    name='eth0'))
+        with engine.begin() as connection:
+            connection.execute(sa.text('DELETE FROM nodes'))
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM ports')).scalar_one())
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -27,7 +27,7 @@ EXPECTED_FINGERPRINTS = {
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
     'Node': '1.5-ef3b54aec57e7ba4dba6d5d50ca32837',
     'Chassis': '1.0-c83b9e409c9107e4f02c134767bcab57',
-    'Port': '1.0-886abfe4bc92d0072dfdc262a178677d',
+    'Port': '1.1-fce8fd9e2d3f516fbe63ec4b7693179a',
     'Portgroup': '1.0-ad2d3e1a60c5ee54bafc0d4ccb719d6c',
     'VolumeConnector': '1.0-86b11ec0df68e4f9ced2b643a4d49122',
     'VolumeTarget': '1.0-755c656508780abd6fc4c4c9598aaf59',

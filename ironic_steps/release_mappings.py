@@ -148,10 +148,12 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0']},
     }),
     # Ironic's API beyond 1.83 around ports and virtual media: port names
-    # (Port 1.1, API 1.88).
+    # (Port 1.1, API 1.88); attaching and detaching virtual media (RPC 1.8
+    # attach_virtual_media, detach_virtual_media, get_virtual_media; API
+    # 1.89, 1.93).
     ('0.12', {
-        'api': '1.88',
-        'rpc': '1.7',
+        'api': '1.93',
+        'rpc': '1.8',
         'objects': {'Node': ['1.5'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
                     'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.1'],

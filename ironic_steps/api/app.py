@@ -32,6 +32,7 @@ from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_resources
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
+from ironic_steps.api.controllers import node_vmedia
 from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
@@ -53,7 +54,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                allocations.blueprint, allocations.node_blueprint,
                node_management.blueprint, step_history.blueprint,
                node_history.blueprint, node_inventory.blueprint,
-               node_children.blueprint, shards.blueprint)
+               node_children.blueprint, shards.blueprint,
+               node_vmedia.blueprint)
 
 
 def _prepare_request():

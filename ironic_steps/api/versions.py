@@ -118,7 +118,11 @@ implement it):
   ``GET /v1/shards``.
 * 1.83 - node ``parent_node`` field; ``?parent_node`` and
   ``?include_children`` filters; ``GET /v1/nodes/{node}/children``.
-* 1.88 - port ``name`` field; names identify ports in URLs (maximum).
+* 1.88 - port ``name`` field; names identify ports in URLs.
+* 1.89 - ``POST`` and ``DELETE /v1/nodes/{node}/vmedia``: attach an image
+  as a virtual media device of a node, detach them.
+* 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices
+  (maximum).
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -217,9 +221,11 @@ MINOR_81_NODE_INVENTORY = 81
 MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
 MINOR_88_PORT_NAME = 88
+MINOR_89_ATTACH_DETACH_VMEDIA = 89
+MINOR_93_GET_VMEDIA = 93
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_88_PORT_NAME)
+_MAX_VERSION = (BASE_VERSION, MINOR_93_GET_VMEDIA)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

@@ -229,6 +229,31 @@ _PORT_FIELDS = ('uuid', 'address', 'name', 'node_uuid', 'portgroup_uuid',
                 'local_link_connection', 'pxe_enabled', 'physical_network',
                 'internal_info', 'extra', 'is_smartnic') + _TIMES
 
+#: Ironic's OVN VTEP switch keys of a ``local_link_connection``: taken
+#: and shown from 1.90 to 1.104 only (1.105 removed them again).
+VTEP_KEYS = ('vtep-logical-switch', 'vtep-physical-switch')
+VTEP_VERSION = v.at(v.MINOR_90_OVN_VTEP)
+#: Ironic's 1.105, beyond this API's maximum for now: a MINOR_105
+#: constant takes its place once the versions between are served.
+NO_VTEP_VERSION = v.at(105)
+
+
+def _hide_vtep(link):
+    """A ``local_link_connection`` as versions without VTEP keys show it:
+    empty if it has them, as Ironic shows it."""
+    return {} if set(VTEP_KEYS) & set(link) else link
+
+
+def _check_vtep(link, version):
+    if link and set(VTEP_KEYS) & set(link) and not (
+            VTEP_VERSION <= version < NO_VTEP_VERSION):
+        raise errors.FeatureOnlyInVersions(
+            feature='local_link_connection with %s' % ' and '.join(
+                VTEP_KEYS), first=v.to_string(VTEP_VERSION),
+            last='1.%d' % (NO_VTEP_VERSION[1] - 1),
+            version=v.to_string(version))
+
+
 PORT_VIEW = view.View(
     'ports', _PORT_FIELDS,
     since={'internal_info': v.at(18),
@@ -239,17 +264,25 @@ PORT_VIEW = view.View(
     list_fields=('uuid', 'address'),
     empty=dict.fromkeys(('extra', 'internal_info', 'local_link_connection'),
                         dict),
-    times=_TIMES, unknown_while_pinned=objects.Port.fields_unknown_under_pin)
+    times=_TIMES, unknown_while_pinned=objects.Port.fields_unknown_under_pin,
+    before={'local_link_connection': ((VTEP_VERSION, _hide_vtep),)},
+    after={'local_link_connection': ((NO_VTEP_VERSION, _hide_vtep),)})
 
 
-#: What a ``local_link_connection`` may hold (Ironic's keys up to 1.69).
+#: What a ``local_link_connection`` may hold (Ironic's keys; the VTEP
+#: ones, which go together, only at the versions :func:`_check_vtep`
+#: allows).
 _LOCAL_LINK = {
     'type': ['object', 'null'],
     'properties': {
         'switch_id': {'type': 'string'}, 'port_id': {'type': 'string'},
         'switch_info': {'type': 'string'}, 'hostname': {'type': 'string'},
         'network_type': {'enum': ['managed', 'unmanaged']},
+        'vtep-logical-switch': {'type': 'string'},
+        'vtep-physical-switch': {'type': 'string'},
     },
+    'dependentRequired': {'vtep-logical-switch': ['vtep-physical-switch'],
+                          'vtep-physical-switch': ['vtep-logical-switch']},
     'additionalProperties': False,
 }
 
@@ -279,8 +312,11 @@ PORT_SCHEMA = schema.Schema(
     hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT,
            'portgroup_uuid': _UUID_HINT, 'name': _NAME_HINT,
            'local_link_connection': 'its keys: switch_id, port_id, '
-           'switch_info, hostname and network_type (managed or unmanaged)'},
+           'switch_info, hostname, network_type (managed or unmanaged) and, '
+           'together, vtep-logical-switch and vtep-physical-switch (API '
+           '1.90 to 1.104)'},
     checks={'address': _mac('address'), 'name': _check_name},
+    version_checks={'local_link_connection': _check_vtep},
     coerce={'pxe_enabled': _flag, 'is_smartnic': _flag})
 
 #: A port's connectivity changes only in these states (or maintenance).

@@ -31,6 +31,7 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
+from ironic_steps.api import json_suffix
 from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
@@ -131,14 +132,17 @@ class Resource:
 
     def get(self, context, ident):
         """The record a URL's ``ident`` names: its UUID (either case) or,
-        where records have names, its name.
+        where records have names, its name (a ``.json`` the URL's
+        suffix lost below 1.91 included, if need be: :mod:`json_suffix`).
 
         :raises ResourceNotFound:
         """
         if identifiers.is_uuid(ident):
             return self.object_class.get_by_uuid(context, ident.lower())
         if self.by_name and identifiers.is_name(ident):
-            return self.object_class.get_by(context, 'name', ident)
+            return json_suffix.with_suffix(
+                lambda name: self.object_class.get_by(context, 'name', name),
+                ident, exception.ResourceNotFound)
         raise exception.ResourceNotFound(what=self.what.capitalize(),
                                          ident=ident)
 

@@ -121,8 +121,15 @@ implement it):
 * 1.88 - port ``name`` field; names identify ports in URLs.
 * 1.89 - ``POST`` and ``DELETE /v1/nodes/{node}/vmedia``: attach an image
   as a virtual media device of a node, detach them.
+* 1.90 - a port's ``local_link_connection`` may hold
+  ``vtep-logical-switch`` and ``vtep-physical-switch`` (together).
+* 1.91 - a trailing ``.json`` in a URL is part of it (below, it is
+  dropped, as Ironic's framework did: see :mod:`json_suffix`).
 * 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices
   (maximum).
+
+(From 1.105, Ironic's removal of the VTEP keys, the port schema already
+refuses them and shows them as below 1.90: see ``node_resources``.)
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -222,6 +229,8 @@ MINOR_82_NODE_SHARD = 82
 MINOR_83_PARENT_CHILD_NODES = 83
 MINOR_88_PORT_NAME = 88
 MINOR_89_ATTACH_DETACH_VMEDIA = 89
+MINOR_90_OVN_VTEP = 90
+MINOR_91_DOT_JSON = 91
 MINOR_93_GET_VMEDIA = 93
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)

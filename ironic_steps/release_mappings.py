@@ -148,15 +148,19 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0']},
     }),
     # Ironic's API beyond 1.83 around ports and virtual media: port names
-    # (Port 1.1, API 1.88); attaching and detaching virtual media (RPC 1.8
+    # (API 1.88); attaching and detaching virtual media (RPC 1.8
     # attach_virtual_media, detach_virtual_media, get_virtual_media; API
-    # 1.89, 1.93).
+    # 1.89, 1.93); OVN VTEP links (1.90), URLs ending in .json (1.91);
+    # port description, vendor, category, available_for_dynamic_portgroup
+    # (Port 1.2), portgroup physical_network, category, dynamic_portgroup
+    # (Portgroup 1.1), ports created by node name, the conductor group and
+    # shard filters, PATCH escapes (API 1.94 to 1.111).
     ('0.12', {
-        'api': '1.93',
+        'api': '1.111',
         'rpc': '1.8',
         'objects': {'Node': ['1.5'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
-                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0']},

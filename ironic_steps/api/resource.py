@@ -49,7 +49,7 @@ from ironic_steps import release_mappings
 class Filter:
     """A list's query parameter: the version it appeared in, the field it
     filters on and how its value is read (``parse(context, value,
-    version)``)."""
+    version)``; None: no filter)."""
     field: str
     since: tuple = versions.MIN_VERSION
     parse: typing.Callable = None
@@ -95,12 +95,17 @@ class Resource:
         create (``item`` None) or a change of ``item``.
     :param before_delete: ``before_delete(context, item)``: refuses a
         delete the record's rules forbid.
+    :param read_create_body: ``read_create_body(context, body, version)``
+        -> the body the schema checks: for what a create body may say
+        that is not a field (a port's ``node_ident``).
+    :param exclusive: list query parameters -> the others they cannot be
+        combined with (400).
     """
 
     def __init__(self, path, collection, what, view, schema, object_class,
                  rule, release='0.6', by_name=False, filters=None,
                  parents=(), empty=None, prepare=None, before_delete=None,
-                 default_sort='id'):
+                 default_sort='id', read_create_body=None, exclusive=None):
         self.path = path
         self.collection = collection
         self.what = what
@@ -116,6 +121,9 @@ class Resource:
         self._prepare = prepare or (lambda context, values, item, version:
                                     values)
         self._before_delete = before_delete or (lambda context, item: None)
+        self._read_create_body = read_create_body or (
+            lambda context, body, version: body)
+        self._exclusive = dict(exclusive or {})
         self._list_params = frozenset(pagination.PARAMS + ('fields', 'detail')
                                       + tuple(self.filters))
 
@@ -150,6 +158,12 @@ class Resource:
 
     def _filters(self, context, args, version):
         found = {}
+        for name, others in self._exclusive.items():
+            given = [other for other in others if other in args]
+            if name in args and given:
+                raise exception.InvalidParameterValue(
+                    err='Filtering %s by %s cannot be combined with %s' % (
+                        self.collection, name, ', '.join(given)))
         for name, declared in self.filters.items():
             if name not in args:
                 continue
@@ -161,7 +175,8 @@ class Resource:
             value = args[name]
             if declared.parse is not None:
                 value = declared.parse(context, value, version)
-            found[declared.field] = value
+            if value is not None:
+                found[declared.field] = value
         return found
 
     def list(self, detail_path, parent=None, parent_ident=None):
@@ -208,8 +223,9 @@ class Resource:
         context, version = flask.g.context, flask.g.version
         policy.authorize(self.rule + ':create', context)
         query.check_known(flask.request.args, ())
-        values = self.schema.check_create(body.json_body(), version,
-                                          self.what)
+        values = self.schema.check_create(
+            self._read_create_body(context, body.json_body(), version),
+            version, self.what)
         if values.get('uuid') is None:
             values.pop('uuid', None)
         values = self._prepare(context, values, None, version)

@@ -125,11 +125,22 @@ implement it):
   ``vtep-logical-switch`` and ``vtep-physical-switch`` (together).
 * 1.91 - a trailing ``.json`` in a URL is part of it (below, it is
   dropped, as Ironic's framework did: see :mod:`json_suffix`).
-* 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices
-  (maximum).
+* 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices.
+* 1.94 - a port is created for ``node_ident``, a node's name or UUID.
+* 1.97 - port ``description`` field.
+* 1.98 - no change here: JSON patch paths were always read as RFC 6901
+  says (``~0`` is ``~``, ``~1`` is ``/``), which Ironic does from 1.98.
+* 1.99 - ``?conductor_groups`` on the port and portgroup lists.
+* 1.100 - port ``vendor`` field.
+* 1.101 - port ``category`` field.
+* 1.102 - portgroup ``physical_network`` field: its ports'.
+* 1.103 - portgroup ``category`` field.
+* 1.105 - a port's ``local_link_connection`` takes the VTEP keys no more
+  and shows a link holding them as ``{}``, as below 1.90.
+* 1.106 - ``?shard`` on the portgroup list.
+* 1.111 - port ``available_for_dynamic_portgroup``, portgroup
+  ``dynamic_portgroup`` fields (maximum).
 
-(From 1.105, Ironic's removal of the VTEP keys, the port schema already
-refuses them and shows them as below 1.90: see ``node_resources``.)
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -232,9 +243,20 @@ MINOR_89_ATTACH_DETACH_VMEDIA = 89
 MINOR_90_OVN_VTEP = 90
 MINOR_91_DOT_JSON = 91
 MINOR_93_GET_VMEDIA = 93
+MINOR_94_PORT_NODENAME = 94
+MINOR_97_PORT_DESCRIPTION = 97
+MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES = 98
+MINOR_99_PORT_PORTGROUP_CONDUCTOR_GROUP_FILTER = 99
+MINOR_100_PORT_VENDOR = 100
+MINOR_101_PORT_CATEGORY = 101
+MINOR_102_PORTGROUP_PHYSICAL_NETWORK = 102
+MINOR_103_PORTGROUP_CATEGORY = 103
+MINOR_105_REMOVE_OVN_VTEP = 105
+MINOR_106_PORTGROUP_SHARD = 106
+MINOR_111_DYNAMIC_PORTGROUP = 111
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_93_GET_VMEDIA)
+_MAX_VERSION = (BASE_VERSION, MINOR_111_DYNAMIC_PORTGROUP)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

@@ -72,13 +72,22 @@ class ReleaseMappingTest(testtools.TestCase):
         self.assertEqual(('1.80', '1.5'), (before['api'], before['rpc']))
         self.assertEqual(('1.83', '1.7'), (release['api'], release['rpc']))
 
-    def test_release_0_12_brings_port_names_and_virtual_media(self):
+    def test_release_0_12_brings_the_port_api_and_virtual_media(self):
         from ironic_steps import objects
         before, release = MAPPING['0.11'], MAPPING['0.12']
-        self.assertIn('name', objects.Port.fields_unknown_at(
+        new_port_fields = {'name', 'description', 'vendor', 'category',
+                           'available_for_dynamic_portgroup'}
+        new_group_fields = {'physical_network', 'category',
+                            'dynamic_portgroup'}
+        self.assertEqual(new_port_fields, objects.Port.fields_unknown_at(
             before['objects']['Port'][-1]))
+        self.assertEqual(new_group_fields,
+                         objects.Portgroup.fields_unknown_at(
+                             before['objects']['Portgroup'][-1]))
         self.assertFalse(objects.Port.fields_unknown_at(
             release['objects']['Port'][-1]))
-        self.assertGreaterEqual(as_tuple(release['api']), (1, 93))
+        self.assertFalse(objects.Portgroup.fields_unknown_at(
+            release['objects']['Portgroup'][-1]))
         self.assertEqual(('1.83', '1.7'), (before['api'], before['rpc']))
+        self.assertGreaterEqual(as_tuple(release['api']), (1, 111))
         self.assertGreaterEqual(as_tuple(release['rpc']), (1, 8))

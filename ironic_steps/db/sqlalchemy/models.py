@@ -301,6 +301,11 @@ class Portgroup(Base):
     properties = sa.Column(JSONEncoded)
     extra = sa.Column(JSONEncoded)
     internal_info = sa.Column(JSONEncoded)
+    physical_network = sa.Column(sa.String(64))
+    category = sa.Column(sa.String(80))
+    # Set by whoever builds the group from ports, never by the API.
+    dynamic_portgroup = sa.Column(sa.Boolean, default=False,
+                                  server_default=sa.false())
 
 
 class Port(Base):
@@ -331,6 +336,11 @@ class Port(Base):
     pxe_enabled = sa.Column(sa.Boolean, nullable=False, default=True)
     physical_network = sa.Column(sa.String(64))
     is_smartnic = sa.Column(sa.Boolean, nullable=False, default=False)
+    description = sa.Column(sa.String(255))
+    vendor = sa.Column(sa.String(32))
+    category = sa.Column(sa.String(80))
+    available_for_dynamic_portgroup = sa.Column(
+        sa.Boolean, nullable=False, default=True, server_default=sa.true())
     extra = sa.Column(JSONEncoded)
     internal_info = sa.Column(JSONEncoded)
 

@@ -4,8 +4,6 @@ real API on SQLite."""
 
 import ddt
 
-from ironic_steps.api import errors
-from ironic_steps.api import node_resources
 from ironic_steps import objects
 from tests.unit.api import base
 
@@ -68,16 +66,14 @@ class VtepLinkTest(base.ApiTestCase):
         self.assertEqual([], objects.Port.list(self.context))
 
     def test_from_1_105_they_are_gone_again(self):
-        # 1.105 is beyond this API's maximum for now: the port's
-        # declarations are asked directly.
-        uuid = self.create_port(VTEP, '1.90').get_json()['uuid']
-        port = objects.Port.get_by_uuid(self.context, uuid)
-        self.assertEqual(VTEP, node_resources.PORT_VIEW.values(
-            port, ('local_link_connection',), (1, 104))[
-                'local_link_connection'])
-        self.assertEqual({}, node_resources.PORT_VIEW.values(
-            port, ('local_link_connection',), (1, 105))[
-                'local_link_connection'])
-        self.assertRaises(errors.FeatureOnlyInVersions,
-                          node_resources.PORT_SCHEMA.check_values,
-                          {'local_link_connection': VTEP}, (1, 105))
+        uuid = self.create_port(VTEP, '1.104').get_json()['uuid']
+        self.assertEqual(VTEP, self.get('/v1/ports/%s' % uuid,
+                                        version='1.104').get_json()[
+                                            'local_link_connection'])
+        self.assertEqual({}, self.get('/v1/ports/%s' % uuid,
+                                      version='1.105').get_json()[
+                                          'local_link_connection'])
+        self.delete('/v1/ports/%s' % uuid)
+        self.assertError(self.create_port(VTEP, '1.105'), 406,
+                         'vtep-logical-switch', '1.90', '1.104')
+        self.assertEqual([], objects.Port.list(self.context))

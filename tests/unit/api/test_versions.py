@@ -54,16 +54,16 @@ class NegotiationTest(base.ApiTestCase):
                             headers={'OpenStack-API-Version': 'compute 2.1'})
         self.assertVersionHeaders(response, '1.1')
 
-    @ddt.data('1.0', ABOVE_MAX, '1.99', '2.0', '0.44')
+    @ddt.data('1.0', ABOVE_MAX, '1.999', '2.0', '0.44')
     def test_a_version_out_of_range_is_406_naming_the_range(self, value):
         response = self.get('/v1/nodes', version=value)
         self.assertError(response, 406, value, '[1.1, %s]' % MAX)
         self.assertVersionHeaders(response, value)
 
     def test_even_version_discovery_refuses_an_unsupported_version(self):
-        response = self.get('/', version='1.99')
-        self.assertError(response, 406, '1.99')
-        self.assertVersionHeaders(response, '1.99')
+        response = self.get('/', version='1.999')
+        self.assertError(response, 406, '1.999')
+        self.assertVersionHeaders(response, '1.999')
 
     @ddt.data('1', 'abc', '1.x', '1.44.1', '', 'v1.44')
     def test_a_malformed_version_is_400_with_the_range_headers(self, value):

@@ -16,8 +16,9 @@ As Ironic has them:
   or UUID;
 * the list filters: ``node``, ``address``, a port's ``portgroup``, and
   from 1.99 ``conductor_groups`` (nodes of those conductor groups; not
-  with ``node``, ``portgroup`` or ``address``), from 1.106 a portgroup's
-  ``shard``;
+  with ``node``, ``portgroup`` or ``address``), ``shard`` (nodes in those
+  shards; a port's from 1.82, not with ``node`` or ``portgroup``, a
+  portgroup's from 1.106);
 * the rules tied to the node: a port joins only a portgroup of its own
   node, its address does not change while its node is active, its
   connectivity only while the node is enrolled, manageable or in
@@ -401,8 +402,12 @@ PORTS = resource.Resource(
     'baremetal:port', by_name=True, empty=shared.empty, prepare=_prepare_port,
     before_delete=_before_port_delete,
     read_create_body=_read_port_create_body,
-    exclusive={'conductor_groups': _NOT_WITH_CONDUCTOR_GROUPS},
+    exclusive={'conductor_groups': _NOT_WITH_CONDUCTOR_GROUPS,
+               'shard': ('node', 'portgroup')},
     filters={'conductor_groups': _CONDUCTOR_GROUPS,
+             'shard': resource.Filter(
+                 'nodes.shard', since=v.at(v.MINOR_82_NODE_SHARD),
+                 parse=_shards),
              'node': resource.Filter('node_uuid', parse=shared.node_filter),
              'node_uuid': resource.Filter('node_uuid',
                                           parse=shared.uuid_filter('node_uuid')),

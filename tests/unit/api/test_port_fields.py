@@ -220,6 +220,14 @@ class ListFilterTest(base.ApiTestCase):
         self.assertError(self.get('/v1/ports?conductor_groups=east&' + other,
                                   version=LATEST), 400, 'conductor_groups')
 
+    def test_ports_filter_by_shard_from_1_82_as_nodes_do(self):
+        self.assertEqual(['52:54:00:00:00:01'], self.listed(
+            '/v1/ports?shard=s2', 'address', version='1.82'))
+        self.assertError(self.get('/v1/ports?shard=s1', version='1.81'),
+                         406, '1.82')
+        self.assertError(self.get('/v1/ports?shard=s1&node=n0',
+                                  version='1.82'), 400, 'shard')
+
     def test_portgroups_filter_by_shard_from_1_106(self):
         self.assertEqual(['g0', 'g1'], self.listed(
             '/v1/portgroups?shard=s1,s2', 'name'))

@@ -154,15 +154,23 @@ RELEASE_MAPPING = collections.OrderedDict([
     # firmware interface (1.86: Node 1.6 firmware_interface, the
     # firmware.update step, FirmwareComponent and
     # GET /v1/nodes/{node}/firmware); servicing (1.87: RPC 1.8
-    # do_node_service, Node 1.6 service_step); runbooks (Runbook 1.0: API
-    # 1.92; their traits, 1.112, served once the maximum reaches them); the
-    # agent rescue interface.
+    # do_node_service, Node 1.6 service_step); port names (1.88);
+    # attaching, detaching and listing virtual media (RPC 1.8
+    # attach_virtual_media, detach_virtual_media, get_virtual_media; API
+    # 1.89, 1.93); OVN VTEP links (1.90), URLs ending in .json (1.91);
+    # runbooks (Runbook 1.0, API 1.92); ports created by node name (1.94);
+    # the agent rescue interface.  Built and gated at their versions,
+    # served once the maximum reaches them: port description, vendor,
+    # category, available_for_dynamic_portgroup (Port 1.2), portgroup
+    # physical_network, category, dynamic_portgroup (Portgroup 1.1), the
+    # conductor group and shard filters (API 1.97-1.111), runbook traits
+    # (1.112).
     ('0.12', {
-        'api': '1.87',
+        'api': '1.94',
         'rpc': '1.8',
         'objects': {'Node': ['1.6'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
-                    'Chassis': ['1.0'], 'Portgroup': ['1.0'], 'Port': ['1.0'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],

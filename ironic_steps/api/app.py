@@ -5,7 +5,8 @@
     application = create_app()
 
 A request passes, outermost first: :class:`versions.VersionMiddleware`
-(microversion, version headers on every answer), the authentication
+(microversion, version headers on every answer), the ``.json`` suffix
+below 1.91 (:mod:`json_suffix`), the authentication
 middleware of ``[DEFAULT] auth_strategy`` (:mod:`auth`), then Flask, which
 puts the version, the request context and the conductor RPC client in
 ``flask.g`` and routes to one blueprint per resource (:mod:`controllers`).
@@ -34,6 +35,7 @@ from ironic_steps.api.controllers import node_management
 from ironic_steps.api.controllers import node_resources
 from ironic_steps.api.controllers import node_states
 from ironic_steps.api.controllers import node_traits
+from ironic_steps.api.controllers import node_vmedia
 from ironic_steps.api.controllers import node_x_steps
 from ironic_steps.api.controllers import nodes
 from ironic_steps.api.controllers import root
@@ -42,6 +44,7 @@ from ironic_steps.api.controllers import runbooks
 from ironic_steps.api.controllers import shards
 from ironic_steps.api.controllers import step_history
 from ironic_steps.api import errors
+from ironic_steps.api import json_suffix
 from ironic_steps.api import query
 from ironic_steps.api import versions
 from ironic_steps.common import x_steps
@@ -59,7 +62,8 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_history.blueprint, node_inventory.blueprint,
                node_children.blueprint, node_firmware.blueprint,
                shards.blueprint, continue_inspection.blueprint,
-               runbooks.blueprint, runbook_traits.blueprint)
+               runbooks.blueprint, runbook_traits.blueprint,
+               node_vmedia.blueprint)
 
 
 def _prepare_request():
@@ -94,5 +98,6 @@ def create_app():
     errors.register(app)
     app.before_request(_prepare_request)
     app.after_request(_stamp_request_id)
-    app.wsgi_app = versions.VersionMiddleware(auth.wrap(app.wsgi_app))
+    app.wsgi_app = versions.VersionMiddleware(
+        json_suffix.JsonSuffixMiddleware(auth.wrap(app.wsgi_app)))
     return app

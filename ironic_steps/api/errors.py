@@ -73,6 +73,11 @@ class FeatureNotInVersion(exception.NotAcceptable):
                 'request uses %(version)s.')
 
 
+class FeatureOnlyInVersions(exception.NotAcceptable):
+    _msg_fmt = ('%(feature)s exists in API versions %(first)s to %(last)s '
+                'only; this request uses %(version)s.')
+
+
 class EndpointNotInVersion(exception.NotFound):
     _msg_fmt = ('%(path)s needs API version %(needed)s or later; this '
                 'request uses %(version)s.')

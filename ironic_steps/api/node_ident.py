@@ -7,7 +7,8 @@ in its canonical lower case, whatever case the URL has; identifiers are
 matched whole (see :mod:`identifiers`).  Names identify nodes from API
 1.5, as in Ironic, and below 1.10 only host names do; before 1.5, only
 UUIDs do.  Every lookup of a node in a URL passes the request's version,
-so these gates hold on every endpoint; :func:`blueprint` and :func:`read`
+so these gates hold on every endpoint (and so does the ``.json`` suffix
+of :mod:`json_suffix`, below 1.91); :func:`blueprint` and :func:`read`
 are what a read-only endpoint under a node (its inventory, its children)
 is made of.
 """
@@ -16,6 +17,7 @@ import flask
 from oslo_utils import strutils
 
 from ironic_steps.api import identifiers
+from ironic_steps.api import json_suffix
 from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import versions
@@ -57,10 +59,13 @@ def get_node(context, ident, version):
 
     :raises NodeNotFound:
     """
-    ident = check(ident, version)
-    if identifiers.is_uuid(ident):
-        return objects.Node.get_by_uuid(context, ident)
-    return objects.Node.get(context, ident)
+    def find(name):
+        name = check(name, version)
+        if identifiers.is_uuid(name):
+            return objects.Node.get_by_uuid(context, name)
+        return objects.Node.get(context, name)
+
+    return json_suffix.with_suffix(find, ident, exception.NodeNotFound)
 
 
 def get_row(context, ident, version, with_traits=False):
@@ -69,7 +74,10 @@ def get_row(context, ident, version, with_traits=False):
 
     :raises NodeNotFound:
     """
-    return objects.Node.get_row(context, check(ident, version), with_traits)
+    return json_suffix.with_suffix(
+        lambda name: objects.Node.get_row(context, check(name, version),
+                                          with_traits),
+        ident, exception.NodeNotFound)
 
 
 def blueprint(name, path, minor):
@@ -106,7 +114,6 @@ def get_uuid(context, ident, version):
 
     :raises NodeNotFound: for a name no node has.
     """
-    ident = check(ident, version)
     if identifiers.is_uuid(ident):
-        return ident
-    return objects.Node.get_row(context, ident).uuid
+        return check(ident, version)
+    return get_row(context, ident, version).uuid

@@ -1,21 +1,19 @@
-"""Chassis, ports, portgroups and volume records: their declarations.
+"""Chassis and volume records: their declarations; and what every
+declaration of a record around a node shares (field schemas, value
+checks, the node a record belongs to), which ports and portgroups
+(:mod:`port_resources`) use too.
 
 Each resource is the shared machinery (:mod:`view`, :mod:`schema`,
 :mod:`patching`, :mod:`pagination`, served by :mod:`resource`) with what
 is its own, as Ironic has it:
 
 * its fields, the microversion each appeared in and what a plain list
-  shows (a port's ``pxe_enabled`` from 1.19, ``is_smartnic`` from 1.53;
-  portgroups from 1.23, volume records from 1.32; ``name`` of a port is
-  Ironic's 1.88, beyond this API's maximum, so a port has none);
-* what may be written and what values it takes (a MAC address, a
-  ``local_link_connection``'s keys, a volume connector's type);
-* the rules tied to the node: a record's node exists (400 otherwise), a
-  port joins only a portgroup of its own node, a port's address does not
-  change while its node is active, its connectivity only while the node
-  is enrolled, manageable or in maintenance, volume records only while
-  the node is powered off or in a state it could be deleted in, and a
-  port with a VIF attached is not deleted outside maintenance.
+  shows (volume records from 1.32);
+* what may be written and what values it takes (a volume connector's
+  type);
+* the rules tied to the node: a record's node exists (400 otherwise),
+  volume records change only while the node is powered off or in a state
+  it could be deleted in.
 """
 
 import re
@@ -31,25 +29,27 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps import objects
 
-_TIMES = ('created_at', 'updated_at')
-_DICT = {'type': ['object', 'null']}
-_UUID = {'type': ['string', 'null'], 'pattern': identifiers.UUID_PATTERN}
-_FLAG = {'type': 'boolean'}
+TIMES = ('created_at', 'updated_at')
+DICT = {'type': ['object', 'null']}
+UUID = {'type': ['string', 'null'], 'pattern': identifiers.UUID_PATTERN}
+FLAG = {'type': 'boolean'}
 _FLAG_WORDS = {'true': True, 'false': False}
-_UUID_HINT = 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
+UUID_HINT = 'expected a UUID such as 1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
+NAME = {'type': ['string', 'null'], 'pattern': identifiers.NAME_PATTERN}
+NAME_HINT = "a name has 1-255 letters, digits, '-', '.', '_' or '~'"
 #: Six pairs of hex digits, split by ':' or '-' (stored lower case, ':').
 _MAC = re.compile(r'\A[0-9a-fA-F]{2}([:-])[0-9a-fA-F]{2}(\1[0-9a-fA-F]{2})'
                   r'{4}\Z')
 
 
-def _flag(value):
+def flag(value):
     """"true" / "false" as booleans: the CLI sends ``--pxe-enabled`` so."""
     if isinstance(value, str) and value.lower() in _FLAG_WORDS:
         return _FLAG_WORDS[value.lower()]
     return value
 
 
-def _empty(field):
+def empty(field):
     """What a removed field becomes: a dict field {}, anything else null
     (which a required field refuses)."""
     return {} if field in ('extra', 'properties', 'internal_info',
@@ -69,13 +69,13 @@ def canonical_mac(field, value):
     return value.lower().replace('-', ':')
 
 
-def _mac(field):
+def mac_check(field):
     def check(value):
         return None if value is None else canonical_mac(field, value)
     return check
 
 
-def _node_of(context, values, item):
+def node_of(context, values, item):
     """The node a record will belong to, as a row.
 
     :raises ReferencedResourceNotFound: (400) for a node that does not
@@ -89,7 +89,7 @@ def _node_of(context, values, item):
             what='Node', ident=uuid, field='node_uuid') from exc
 
 
-def _referenced(object_class, what, field, context, uuid):
+def referenced(object_class, what, field, context, uuid):
     try:
         return object_class.get_by_uuid(context, uuid)
     except exception.ResourceNotFound as exc:
@@ -103,7 +103,7 @@ def node_filter(context, ident, version):
     return node_ident.get_row(context, ident, version).uuid
 
 
-def _uuid_filter(field):
+def uuid_filter(field):
     def parse(context, value, version):
         if not identifiers.is_uuid(value):
             raise exception.InvalidParameterValue(
@@ -112,9 +112,9 @@ def _uuid_filter(field):
     return parse
 
 
-def _mac_filter(context, value, version):
+def mac_filter(context, value, version):
     try:
-        return _mac('address')(value)
+        return mac_check('address')(value)
     except errors.InvalidField as exc:
         raise exception.InvalidParameterValue(err=str(exc)) from exc
 
@@ -122,248 +122,22 @@ def _mac_filter(context, value, version):
 # --- chassis -----------------------------------------------------------------
 
 CHASSIS_VIEW = view.View(
-    'chassis', ('uuid', 'description', 'extra') + _TIMES,
+    'chassis', ('uuid', 'description', 'extra') + TIMES,
     list_fields=('uuid', 'description'), empty={'extra': dict},
-    times=_TIMES, links={'nodes': v.MIN_VERSION})
+    times=TIMES, links={'nodes': v.MIN_VERSION})
 
 CHASSIS_SCHEMA = schema.Schema(
     CHASSIS_VIEW,
-    {'uuid': _UUID, 'description': {'type': ['string', 'null'],
-                                    'maxLength': 255},
-     'extra': _DICT},
+    {'uuid': UUID, 'description': {'type': ['string', 'null'],
+                                   'maxLength': 255},
+     'extra': DICT},
     create_fields=frozenset(['uuid', 'description', 'extra']),
     update_fields=frozenset(['description', 'extra']),
-    hints={'uuid': _UUID_HINT})
+    hints={'uuid': UUID_HINT})
 
 CHASSIS = resource.Resource(
     'chassis', 'chassis', 'chassis', CHASSIS_VIEW, CHASSIS_SCHEMA,
-    objects.Chassis, 'baremetal:chassis', empty=_empty)
-
-
-# --- portgroups --------------------------------------------------------------
-
-PORTGROUPS_VERSION = v.at(23)
-_PORTGROUP_FIELDS = ('uuid', 'name', 'address', 'node_uuid',
-                     'standalone_ports_supported', 'mode', 'properties',
-                     'internal_info', 'extra') + _TIMES
-
-PORTGROUP_VIEW = view.View(
-    'portgroups', _PORTGROUP_FIELDS, min_version=PORTGROUPS_VERSION,
-    since={'mode': v.at(26), 'properties': v.at(26)},
-    list_fields=('uuid', 'address', 'name'),
-    empty=dict.fromkeys(('extra', 'properties', 'internal_info'), dict),
-    times=_TIMES, links={'ports': v.at(v.MINOR_24_PORTGROUPS_SUBCONTROLLERS)})
-
-#: Ironic's default bond mode, when a create body names none.
-DEFAULT_PORTGROUP_MODE = 'active-backup'
-
-
-def _check_portgroup_name(name):
-    if name is not None and identifiers.is_uuid(name):
-        raise errors.InvalidField(
-            field='name', reason='%r looks like a UUID; a name must not, or '
-            'it could not be told apart from one' % name)
-    return name
-
-
-PORTGROUP_SCHEMA = schema.Schema(
-    PORTGROUP_VIEW,
-    {'uuid': _UUID,
-     'name': {'type': ['string', 'null'], 'pattern': identifiers.NAME_PATTERN},
-     'address': {'type': ['string', 'null']},
-     'node_uuid': {'type': 'string', 'pattern': identifiers.UUID_PATTERN},
-     'standalone_ports_supported': _FLAG,
-     'mode': {'type': ['string', 'null'], 'maxLength': 255},
-     'properties': _DICT, 'extra': _DICT},
-    create_fields=frozenset(['uuid', 'name', 'address', 'node_uuid',
-                             'standalone_ports_supported', 'mode',
-                             'properties', 'extra']),
-    update_fields=frozenset(['name', 'address', 'node_uuid',
-                             'standalone_ports_supported', 'mode',
-                             'properties', 'extra']),
-    required={'node_uuid': "A portgroup needs the 'node_uuid' of its node."},
-    hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT,
-           'name': "a name has 1-255 letters, digits, '-', '.', '_' or '~'"},
-    checks={'address': _mac('address'), 'name': _check_portgroup_name},
-    coerce={'standalone_ports_supported': _flag})
-
-
-def _prepare_portgroup(context, values, item, version):
-    node = _node_of(context, values, item)
-    if item is None:
-        values.setdefault('standalone_ports_supported', True)
-        if values.get('mode') is None:
-            values['mode'] = DEFAULT_PORTGROUP_MODE
-    elif 'node_uuid' in values:
-        _refuse_unless_connectable(node, 'portgroup', item.uuid)
-        ports = objects.Port.list(context,
-                                  filters={'portgroup_uuid': item.uuid},
-                                  limit=1)
-        if ports:
-            raise exception.Conflict(
-                'Portgroup %s cannot move to another node while it has '
-                'ports (%s, ...); take them out of it first'
-                % (item.uuid, ports[0].uuid))
-    return values
-
-
-PORTGROUPS = resource.Resource(
-    'portgroups', 'portgroups', 'portgroup', PORTGROUP_VIEW,
-    PORTGROUP_SCHEMA, objects.Portgroup, 'baremetal:portgroup',
-    by_name=True, empty=_empty, prepare=_prepare_portgroup,
-    filters={'node': resource.Filter('node_uuid', parse=node_filter),
-             'address': resource.Filter('address', parse=_mac_filter)},
-    parents=(resource.Parent('nodes', 'node_uuid', resource.node_uuid,
-                             since=v.at(v.MINOR_24_PORTGROUPS_SUBCONTROLLERS)),
-             ))
-
-
-# --- ports -------------------------------------------------------------------
-
-_PORT_FIELDS = ('uuid', 'address', 'node_uuid', 'portgroup_uuid',
-                'local_link_connection', 'pxe_enabled', 'physical_network',
-                'internal_info', 'extra', 'is_smartnic') + _TIMES
-
-PORT_VIEW = view.View(
-    'ports', _PORT_FIELDS,
-    since={'internal_info': v.at(18),
-           'local_link_connection': v.at(19), 'pxe_enabled': v.at(19),
-           'portgroup_uuid': v.at(v.MINOR_24_PORTGROUPS_SUBCONTROLLERS),
-           'physical_network': v.at(34), 'is_smartnic': v.at(53)},
-    list_fields=('uuid', 'address'),
-    empty=dict.fromkeys(('extra', 'internal_info', 'local_link_connection'),
-                        dict),
-    times=_TIMES)
-
-#: What a ``local_link_connection`` may hold (Ironic's keys up to 1.69).
-_LOCAL_LINK = {
-    'type': ['object', 'null'],
-    'properties': {
-        'switch_id': {'type': 'string'}, 'port_id': {'type': 'string'},
-        'switch_info': {'type': 'string'}, 'hostname': {'type': 'string'},
-        'network_type': {'enum': ['managed', 'unmanaged']},
-    },
-    'additionalProperties': False,
-}
-
-PORT_SCHEMA = schema.Schema(
-    PORT_VIEW,
-    {'uuid': _UUID,
-     'address': {'type': 'string'},
-     'node_uuid': {'type': 'string', 'pattern': identifiers.UUID_PATTERN},
-     'portgroup_uuid': _UUID,
-     'local_link_connection': _LOCAL_LINK,
-     'pxe_enabled': _FLAG,
-     'physical_network': {'type': ['string', 'null'], 'minLength': 1,
-                          'maxLength': 64},
-     'is_smartnic': _FLAG,
-     'extra': _DICT},
-    create_fields=frozenset(['uuid', 'address', 'node_uuid',
-                             'portgroup_uuid', 'local_link_connection',
-                             'pxe_enabled', 'physical_network',
-                             'is_smartnic', 'extra']),
-    update_fields=frozenset(['address', 'node_uuid', 'portgroup_uuid',
-                             'local_link_connection', 'pxe_enabled',
-                             'physical_network', 'is_smartnic', 'extra']),
-    required={'address': "A port needs an 'address' (its MAC address).",
-              'node_uuid': "A port needs the 'node_uuid' of its node."},
-    hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT,
-           'portgroup_uuid': _UUID_HINT,
-           'local_link_connection': 'its keys: switch_id, port_id, '
-           'switch_info, hostname and network_type (managed or unmanaged)'},
-    checks={'address': _mac('address')},
-    coerce={'pxe_enabled': _flag, 'is_smartnic': _flag})
-
-#: A port's connectivity changes only in these states (or maintenance).
-_CONNECTABLE_STATES = (states.ENROLL, states.MANAGEABLE)
-_CONNECTIVITY = ('portgroup_uuid', 'pxe_enabled', 'local_link_connection',
-                 'physical_network')
-
-
-def _refuse_unless_connectable(node, what, uuid):
-    if node.provision_state not in _CONNECTABLE_STATES and not (
-            node.maintenance):
-        raise exception.Conflict(
-            'The connectivity of %s %s changes only while node %s is in '
-            'state %s or in maintenance; it is %s' % (
-                what, uuid, node.uuid, ' or '.join(_CONNECTABLE_STATES),
-                node.provision_state))
-
-
-def _prepare_port(context, values, item, version):
-    node = _node_of(context, values, item)
-    if item is not None:
-        if 'address' in values and not node.maintenance and (
-                node.provision_state == states.ACTIVE or node.instance_uuid):
-            raise exception.Conflict(
-                'The address of port %s cannot change while node %s is '
-                'active or has an instance' % (item.uuid, node.uuid))
-        if set(values) & set(_CONNECTIVITY + ('node_uuid',)):
-            _refuse_unless_connectable(node, 'port', item.uuid)
-    portgroup_uuid = values.get('portgroup_uuid',
-                                item.portgroup_uuid if item else None)
-    if portgroup_uuid is not None:
-        portgroup = _referenced(objects.Portgroup, 'Portgroup',
-                                'portgroup_uuid', context, portgroup_uuid)
-        if portgroup.node_uuid != node.uuid:
-            raise exception.InvalidParameterValue(
-                err='Port cannot join portgroup %s: it belongs to node %s, '
-                    'not to the port\'s node %s' % (
-                        portgroup.uuid, portgroup.node_uuid, node.uuid))
-        pxe = values.get('pxe_enabled', item.pxe_enabled if item else True)
-        if pxe and not portgroup.standalone_ports_supported:
-            raise exception.Conflict(
-                'Portgroup %s does not support standalone ports, so its '
-                'ports cannot have pxe_enabled true' % portgroup.uuid)
-    smartnic = values.get('is_smartnic', item.is_smartnic if item else False)
-    link = values.get('local_link_connection',
-                      item.local_link_connection if item else None) or {}
-    if smartnic and not ({'port_id', 'hostname'} <= set(link)):
-        raise errors.InvalidField(
-            field='local_link_connection', reason='a Smart NIC port needs '
-            'port_id and hostname in its local_link_connection')
-    if item is None:
-        values.setdefault('pxe_enabled', True)
-        values.setdefault('is_smartnic', False)
-    return values
-
-
-def attached_vif(record):
-    """The VIF attached to a port or portgroup, or None."""
-    return (record.internal_info or {}).get('tenant_vif_port_id')
-
-
-def _before_port_delete(context, port):
-    vif = attached_vif(port)
-    if vif is not None:
-        node = objects.Node.get_row(context, port.node_uuid)
-        if not node.maintenance:
-            raise exception.Conflict(
-                'Port %s cannot be deleted: VIF %s is attached to it; '
-                'detach it first' % (port.uuid, vif))
-
-
-def _portgroup_filter(context, ident, version):
-    return PORTGROUPS.get(context, ident).uuid
-
-
-PORTS = resource.Resource(
-    'ports', 'ports', 'port', PORT_VIEW, PORT_SCHEMA, objects.Port,
-    'baremetal:port', empty=_empty, prepare=_prepare_port,
-    before_delete=_before_port_delete,
-    filters={'node': resource.Filter('node_uuid', parse=node_filter),
-             'node_uuid': resource.Filter('node_uuid',
-                                          parse=_uuid_filter('node_uuid')),
-             'address': resource.Filter('address', parse=_mac_filter),
-             'portgroup': resource.Filter(
-                 'portgroup_uuid',
-                 since=v.at(v.MINOR_24_PORTGROUPS_SUBCONTROLLERS),
-                 parse=_portgroup_filter)},
-    parents=(resource.Parent('nodes', 'node_uuid', resource.node_uuid),
-             resource.Parent('portgroups', 'portgroup_uuid',
-                             lambda c, ident, ver: _portgroup_filter(
-                                 c, ident, ver),
-                             since=v.at(v.MINOR_24_PORTGROUPS_SUBCONTROLLERS))))
+    objects.Chassis, 'baremetal:chassis', empty=empty)
 
 
 # --- volume connectors and targets ---------------------------------------
@@ -376,7 +150,7 @@ CONNECTOR_TYPES = ('iqn', 'ip', 'mac', 'wwnn', 'wwpn', 'port', 'portal')
 def _check_volume_change(context, values, item, version):
     """Ironic's rule: volume records of a node change while it is powered
     off, or in a state it could be deleted in."""
-    node = _node_of(context, values, item)
+    node = node_of(context, values, item)
     if item is not None:
         _refuse_unless_volume_changeable(node, 'changed')
     return values
@@ -404,16 +178,16 @@ _VOLUME_PARENTS = (resource.Parent('nodes', 'node_uuid', resource.node_uuid,
 
 CONNECTOR_VIEW = view.View(
     'volume/connectors', ('uuid', 'type', 'connector_id', 'node_uuid',
-                          'extra') + _TIMES,
+                          'extra') + TIMES,
     min_version=VOLUME_VERSION, list_fields=('uuid', 'type', 'connector_id'),
-    empty={'extra': dict}, times=_TIMES, detail_query_since=VOLUME_VERSION)
+    empty={'extra': dict}, times=TIMES, detail_query_since=VOLUME_VERSION)
 
 CONNECTOR_SCHEMA = schema.Schema(
     CONNECTOR_VIEW,
-    {'uuid': _UUID, 'type': {'enum': list(CONNECTOR_TYPES)},
+    {'uuid': UUID, 'type': {'enum': list(CONNECTOR_TYPES)},
      'connector_id': {'type': 'string', 'minLength': 1, 'maxLength': 255},
      'node_uuid': {'type': 'string', 'pattern': identifiers.UUID_PATTERN},
-     'extra': _DICT},
+     'extra': DICT},
     create_fields=frozenset(['uuid', 'type', 'connector_id', 'node_uuid',
                              'extra']),
     update_fields=frozenset(['type', 'connector_id', 'node_uuid', 'extra']),
@@ -422,33 +196,33 @@ CONNECTOR_SCHEMA = schema.Schema(
               'connector_id': "A volume connector needs a 'connector_id'.",
               'node_uuid': "A volume connector needs the 'node_uuid' of its "
                            "node."},
-    hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT})
+    hints={'uuid': UUID_HINT, 'node_uuid': UUID_HINT})
 
 VOLUME_CONNECTORS = resource.Resource(
     'volume/connectors', 'connectors', 'volume connector', CONNECTOR_VIEW,
     CONNECTOR_SCHEMA, objects.VolumeConnector, 'baremetal:volume',
-    empty=_empty, prepare=_check_volume_change,
+    empty=empty, prepare=_check_volume_change,
     before_delete=_before_volume_delete, filters=_VOLUME_FILTERS,
     parents=_VOLUME_PARENTS)
 
 TARGET_VIEW = view.View(
     'volume/targets', ('uuid', 'volume_type', 'properties', 'boot_index',
-                       'volume_id', 'node_uuid', 'extra') + _TIMES,
+                       'volume_id', 'node_uuid', 'extra') + TIMES,
     min_version=VOLUME_VERSION,
     list_fields=('uuid', 'volume_type', 'boot_index', 'volume_id'),
-    empty={'extra': dict, 'properties': dict}, times=_TIMES,
+    empty={'extra': dict, 'properties': dict}, times=TIMES,
     masked=('properties',), detail_query_since=VOLUME_VERSION)
 
 TARGET_SCHEMA = schema.Schema(
     TARGET_VIEW,
-    {'uuid': _UUID,
+    {'uuid': UUID,
      'volume_type': {'type': 'string', 'minLength': 1, 'maxLength': 64},
-     'properties': _DICT,
+     'properties': DICT,
      'boot_index': {'type': 'integer', 'minimum': 0,
                     'maximum': 2 ** 31 - 1},
      'volume_id': {'type': 'string', 'minLength': 1, 'maxLength': 36},
      'node_uuid': {'type': 'string', 'pattern': identifiers.UUID_PATTERN},
-     'extra': _DICT},
+     'extra': DICT},
     create_fields=frozenset(['uuid', 'volume_type', 'properties',
                              'boot_index', 'volume_id', 'node_uuid',
                              'extra']),
@@ -459,7 +233,7 @@ TARGET_SCHEMA = schema.Schema(
               'volume_id': "A volume target needs a 'volume_id'.",
               'node_uuid': "A volume target needs the 'node_uuid' of its "
                            "node."},
-    hints={'uuid': _UUID_HINT, 'node_uuid': _UUID_HINT},
+    hints={'uuid': UUID_HINT, 'node_uuid': UUID_HINT},
     coerce={'boot_index': lambda value: int(value)
             if isinstance(value, str) and value.isascii()
             and value.isdigit() and len(value) < 11 else value})
@@ -467,8 +241,6 @@ TARGET_SCHEMA = schema.Schema(
 VOLUME_TARGETS = resource.Resource(
     'volume/targets', 'targets', 'volume target', TARGET_VIEW,
     TARGET_SCHEMA, objects.VolumeTarget, 'baremetal:volume',
-    empty=_empty, prepare=_check_volume_change,
+    empty=empty, prepare=_check_volume_change,
     before_delete=_before_volume_delete, filters=_VOLUME_FILTERS,
     parents=_VOLUME_PARENTS)
-
-ALL = (CHASSIS, PORTGROUPS, PORTS, VOLUME_CONNECTORS, VOLUME_TARGETS)

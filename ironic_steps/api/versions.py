@@ -129,15 +129,47 @@ implement it):
   /v1/nodes/{node}/firmware``: the node's firmware components and their
   versions.
 * 1.87 - servicing: the ``service`` provision target with
-  ``service_steps`` on an active node; node ``service_step`` field
+  ``service_steps`` on an active node; node ``service_step`` field.
+* 1.88 - port ``name`` field; names identify ports in URLs.
+* 1.89 - ``POST`` and ``DELETE /v1/nodes/{node}/vmedia``: attach an image
+  as a virtual media device of a node, detach them.
+* 1.90 - a port's ``local_link_connection`` may hold
+  ``vtep-logical-switch`` and ``vtep-physical-switch`` (together).
+* 1.91 - a trailing ``.json`` in a URL is part of it (below, it is
+  dropped, as Ironic's framework did: see :mod:`json_suffix`).
+* 1.92 - the ``/v1/runbooks`` endpoints; the ``clean`` and ``service``
+  targets take a ``runbook`` instead of their steps, allowed when the
+  runbook's name is a trait of the node.
+* 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices.
+* 1.94 - a port is created for ``node_ident``, a node's name or UUID
   (maximum).
-* 1.92 - the ``/v1/runbooks`` endpoints; the ``clean`` and ``service`` targets take
-  a ``runbook`` instead of their steps, allowed when the runbook's name
-  is a trait of the node.
+
+Built and gated at their versions, but above the maximum until every
+version below them is served (:data:`AWAITING_LADDER`; 1.95, 1.96, 1.104
+and 1.107 to 1.110 are not built yet):
+
+* 1.97 - (awaiting the ladder) port ``description`` field.
+* 1.98 - (awaiting the ladder) no change here: JSON patch paths were
+  always read as RFC 6901 says (``~0`` is ``~``, ``~1`` is ``/``), which
+  Ironic does from 1.98.
+* 1.99 - (awaiting the ladder) ``?conductor_groups`` on the port and
+  portgroup lists.
+* 1.100 - (awaiting the ladder) port ``vendor`` field.
+* 1.101 - (awaiting the ladder) port ``category`` field.
+* 1.102 - (awaiting the ladder) portgroup ``physical_network`` field: its
+  ports'.
+* 1.103 - (awaiting the ladder) portgroup ``category`` field.
+* 1.105 - (awaiting the ladder) a port's ``local_link_connection`` takes
+  the VTEP keys no more and shows a link holding them as ``{}``, as below
+  1.90.
+* 1.106 - (awaiting the ladder) ``?shard`` on the portgroup list.
+* 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
+  portgroup ``dynamic_portgroup`` fields.
 * 1.112 - (awaiting the ladder) runbook ``traits`` (the
   ``/v1/runbooks/{runbook}/traits`` endpoints) decide which nodes may run
   a runbook, whose name need no longer be a trait; runbook
   ``description`` field.
+
 
 During a rolling upgrade the maximum is the pinned release's (see
 :func:`max_version`): an API pinned to release 0.2 answers up to 1.44.
@@ -240,17 +272,39 @@ MINOR_84_CONTINUE_INSPECTION = 84
 MINOR_85_UNHOLD_VERB = 85
 MINOR_86_FIRMWARE_INTERFACE = 86
 MINOR_87_SERVICE = 87
+MINOR_88_PORT_NAME = 88
+MINOR_89_ATTACH_DETACH_VMEDIA = 89
+MINOR_90_OVN_VTEP = 90
+MINOR_91_DOT_JSON = 91
 MINOR_92_RUNBOOKS = 92
+MINOR_93_GET_VMEDIA = 93
+MINOR_94_PORT_NODENAME = 94
+MINOR_97_PORT_DESCRIPTION = 97
+MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES = 98
+MINOR_99_PORT_PORTGROUP_CONDUCTOR_GROUP_FILTER = 99
+MINOR_100_PORT_VENDOR = 100
+MINOR_101_PORT_CATEGORY = 101
+MINOR_102_PORTGROUP_PHYSICAL_NETWORK = 102
+MINOR_103_PORTGROUP_CATEGORY = 103
+MINOR_105_REMOVE_OVN_VTEP = 105
+MINOR_106_PORTGROUP_SHARD = 106
+MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
 
 #: Versions built here whose turn has not come: a maximum promises every
 #: version up to it, so these stay refused (above the maximum) until every
 #: version below them is served.  Their features are gated in the code
 #: already.
-AWAITING_LADDER = frozenset([MINOR_92_RUNBOOKS, MINOR_112_RUNBOOK_TRAITS])
+AWAITING_LADDER = frozenset([
+    MINOR_97_PORT_DESCRIPTION, MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES,
+    MINOR_99_PORT_PORTGROUP_CONDUCTOR_GROUP_FILTER, MINOR_100_PORT_VENDOR,
+    MINOR_101_PORT_CATEGORY, MINOR_102_PORTGROUP_PHYSICAL_NETWORK,
+    MINOR_103_PORTGROUP_CATEGORY, MINOR_105_REMOVE_OVN_VTEP,
+    MINOR_106_PORTGROUP_SHARD, MINOR_111_DYNAMIC_PORTGROUP,
+    MINOR_112_RUNBOOK_TRAITS])
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_87_SERVICE)
+_MAX_VERSION = (BASE_VERSION, MINOR_94_PORT_NODENAME)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

@@ -94,6 +94,9 @@ class View:
         ``convert(value)``, as it was then (a node's ``inspect wait`` as
         ``inspecting`` below 1.39, and its ``available`` as null below
         1.2); the conversions below a request's version apply in turn.
+    :param after: field -> ((version, convert), ...): the same from each
+        ``version`` on, for what a later version stopped showing (a port's
+        OVN VTEP switch keys from 1.105).
     :param links: sub-resource -> the version from which the whole item
         (not ``?fields``, not a plain list) links to it.
     :param key: the field that names an item in its URL (for a resource
@@ -107,7 +110,7 @@ class View:
     def __init__(self, resource, fields, since=None, min_version=None,
                  list_fields=(), empty=None, times=(), masked=(),
                  unknown_while_pinned=None, computed=(), before=None,
-                 links=None, key='uuid',
+                 after=None, links=None, key='uuid',
                  detail_query_since=DETAIL_QUERY_VERSION):
         self.resource = resource
         self.detail_query_since = detail_query_since
@@ -121,6 +124,7 @@ class View:
         self._unknown_while_pinned = unknown_while_pinned or frozenset
         self.computed = frozenset(computed)
         self._before = dict(before or {})
+        self._after = dict(after or {})
         self._links = dict(links or {})
         self.key = key
         self._visible = {}
@@ -230,6 +234,8 @@ class View:
             return masking.mask
         converts = [convert for needed, convert in self._before.get(
             field, ()) if version < needed]
+        converts += [convert for since, convert in self._after.get(field, ())
+                     if version >= since]
         if len(converts) > 1:
             return functools.partial(_each, converts)
         return converts[0] if converts else None

@@ -388,6 +388,14 @@ class DriverStepConflict(Conflict):
                 'ordered. This is a bug in the driver.')
 
 
+class VirtualMediaFailed(Invalid):
+    """The BMC refused to attach or detach a node's virtual media (an
+    image it cannot fetch, a device it lacks); the node's ``last_error``
+    says so too."""
+
+    _msg_fmt = 'Could not %(action)s virtual media of node %(node)s: %(error)s'
+
+
 class NoStepsFound(Invalid):
     _msg_fmt = 'No %(kind)s steps are offered by the driver of node %(node)s.'
 
@@ -423,6 +431,13 @@ class BMCUnavailable(BMCError):
 class BMCTimeout(BMCError):
     _msg_fmt = ('BMC of node %(node)s: %(operation)s did not happen within '
                 '%(timeout)s seconds; the BMC last reported %(last)s')
+
+
+class VirtualMediaUnavailable(TemporaryFailure):
+    """The BMC could not be asked to attach or detach a node's virtual
+    media; the node's ``last_error`` says so too."""
+
+    _msg_fmt = 'Could not %(action)s virtual media of node %(node)s: %(error)s'
 
 
 class HardwareInspectionFailure(IronicStepsException):

@@ -3,7 +3,8 @@
 The conductor answers RPC through several endpoint objects, one per
 concern (:mod:`manager`: node records and provisioning;
 :mod:`hardware_endpoints`: questions about a node's hardware and driver;
-:mod:`agent_endpoints`: the agent running on a machine).  oslo.messaging
+:mod:`agent_endpoints`: the agent running on a machine;
+:mod:`vmedia_endpoints`: a node's virtual media).  oslo.messaging
 dispatches a call to the endpoint that has the method, and so does the
 in-process transport (:func:`rpcapi.set_local_manager`); all of them speak
 one RPC version, kept here.

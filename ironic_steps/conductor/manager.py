@@ -6,7 +6,7 @@ a worker thread.  The flows themselves live in ``deployments``,
 ``cleaning``, ``verification`` and ``inspection``; this module only routes
 to them.  Questions about a node's hardware are
 :mod:`hardware_endpoints`'s, an agent's lookup and heartbeats
-:mod:`agent_endpoints`'s.
+:mod:`agent_endpoints`'s, a node's virtual media :mod:`vmedia_endpoints`'s.
 
 What the conductor does by itself (timeouts, crash recovery, take-over,
 the periodic tasks) is :mod:`housekeeping`'s, and its heartbeat is the
@@ -30,6 +30,7 @@ from ironic_steps.conductor import deployments
 from ironic_steps.conductor import endpoint_base
 from ironic_steps.conductor import flows
 from ironic_steps.conductor import hardware_endpoints
+from ironic_steps.conductor import vmedia_endpoints
 from ironic_steps.conductor import housekeeping
 from ironic_steps.conductor import inspection
 from ironic_steps.conductor import locks
@@ -88,7 +89,8 @@ class ConductorManager:
             self,
             hardware_endpoints.HardwareEndpoints(self.host, self._acquire),
             agent_endpoints.AgentEndpoints(self._acquire,
-                                           self._reserve_worker))
+                                           self._reserve_worker),
+            vmedia_endpoints.VirtualMediaEndpoints(self._acquire))
 
     # --- service life ---------------------------------------------------
 

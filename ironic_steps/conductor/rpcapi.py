@@ -35,7 +35,9 @@ add the new version to ``release_mappings.py``):
   ``unrescue`` provision targets)
 * 1.8 - do_node_service (servicing, the ``service`` provision target);
   do_provisioning_action takes ``unhold``; continue_inspection (an
-  agent's inventory, for the ``agent`` inspect interface; API 1.84)
+  agent's inventory, for the ``agent`` inspect interface; API 1.84);
+  attach_virtual_media, detach_virtual_media, get_virtual_media (API
+  1.89, 1.93)
 """
 
 import oslo_messaging as messaging
@@ -269,6 +271,29 @@ class ConductorAPI:
         self._check_can_send('1.7', 'Rescue')
         return self._call(context, 'do_node_unrescue', '1.7', route=node_id,
                           node_id=node_id)
+
+    def attach_virtual_media(self, context, node_id, device_type, image_url,
+                             image_download_source):
+        """Attach an image as a virtual media device of the node."""
+        self._check_can_send('1.8', 'Virtual media')
+        return self._call(context, 'attach_virtual_media', '1.8',
+                          route=node_id, node_id=node_id,
+                          device_type=device_type, image_url=image_url,
+                          image_download_source=image_download_source)
+
+    def detach_virtual_media(self, context, node_id, device_types=None):
+        """Detach the node's virtual media of ``device_types`` (all if
+        None)."""
+        self._check_can_send('1.8', 'Virtual media')
+        return self._call(context, 'detach_virtual_media', '1.8',
+                          route=node_id, node_id=node_id,
+                          device_types=device_types)
+
+    def get_virtual_media(self, context, node_id):
+        """The node's virtual media devices, a list."""
+        self._check_can_send('1.8', 'Virtual media')
+        return self._call(context, 'get_virtual_media', '1.8',
+                          route=node_id, node_id=node_id)
 
     def do_node_tear_down(self, context, node_id):
         return self._call(context, 'do_node_tear_down', '1.0',

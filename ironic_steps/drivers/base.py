@@ -290,14 +290,15 @@ class PowerInterface(BaseInterface):
 
 
 class ManagementInterface(BaseInterface):
-    """The node's BMC beyond power: its boot device, boot mode and secure
-    boot.
+    """The node's BMC beyond power: its boot device, boot mode, secure
+    boot and virtual media.
 
     A boot device is one of Ironic's names (``pxe``, ``disk``, ``cdrom``,
     ``bios``, ``safe``, ...); each interface says which it supports.  A
     boot mode is ``uefi`` or ``bios``.  An interface that cannot read or
-    change the boot mode or secure boot leaves those methods as they are
-    here: they raise :class:`UnsupportedDriverExtension`.
+    change the boot mode, secure boot or virtual media leaves those
+    methods as they are here: they raise
+    :class:`UnsupportedDriverExtension`.
     """
 
     interface_type = 'management'
@@ -335,6 +336,22 @@ class ManagementInterface(BaseInterface):
     def set_secure_boot_state(self, task, state):
         """Turn secure boot on (True) or off (False)."""
         self._unsupported(task, 'setting secure boot')
+
+    # Virtual media (see common/virtual_media.py for the device types and
+    # what a listing holds).
+
+    def attach_virtual_media(self, task, device_type, image_url):
+        """Present ``image_url`` as a ``device_type`` device, in place of
+        what such a device held."""
+        self._unsupported(task, 'virtual media')
+
+    def detach_virtual_media(self, task, device_types=None):
+        """Eject the devices of ``device_types`` (every one if None)."""
+        self._unsupported(task, 'virtual media')
+
+    def get_virtual_media(self, task):
+        """The node's virtual media devices, a list."""
+        self._unsupported(task, 'virtual media')
 
 
 class BootInterface(BaseInterface):

@@ -28,9 +28,13 @@ class Chassis(resource.StoredResource):
 @base.IronicStepsObjectRegistry.register
 class Portgroup(resource.StoredResource):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Add physical_network, category (API 1.102, 1.103) and
+    #              dynamic_portgroup (API 1.111)
+    VERSION = '1.1'
     KIND = 'portgroups'
     FEATURE = 'Portgroups'
+    FIELD_SINCE = dict.fromkeys(
+        ('physical_network', 'category', 'dynamic_portgroup'), '1.1')
 
     fields = {
         **resource.COMMON_FIELDS,
@@ -43,25 +47,39 @@ class Portgroup(resource.StoredResource):
         'extra': _DICT,
         # tenant_vif_port_id: the VIF attached here (see api/vifs.py).
         'internal_info': _DICT,
+        'physical_network': fields.StringField(nullable=True),
+        'category': fields.StringField(nullable=True),
+        'dynamic_portgroup': fields.BooleanField(nullable=True),
     }
 
 
 @base.IronicStepsObjectRegistry.register
 class Port(resource.StoredResource):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: Add name (API 1.88)
+    # Version 1.2: Add description, vendor, category (API 1.97, 1.100,
+    #              1.101) and available_for_dynamic_portgroup (API 1.111)
+    VERSION = '1.2'
     KIND = 'ports'
     FEATURE = 'Ports'
+    FIELD_SINCE = {'name': '1.1', 'description': '1.2', 'vendor': '1.2',
+                   'category': '1.2',
+                   'available_for_dynamic_portgroup': '1.2'}
 
     fields = {
         **resource.COMMON_FIELDS,
         'address': fields.StringField(),
+        'name': fields.StringField(nullable=True),
         'node_uuid': fields.UUIDField(),
         'portgroup_uuid': fields.UUIDField(nullable=True),
         'local_link_connection': _DICT,
         'pxe_enabled': fields.BooleanField(),
         'physical_network': fields.StringField(nullable=True),
         'is_smartnic': fields.BooleanField(),
+        'description': fields.StringField(nullable=True),
+        'vendor': fields.StringField(nullable=True),
+        'category': fields.StringField(nullable=True),
+        'available_for_dynamic_portgroup': fields.BooleanField(),
         'extra': _DICT,
         # tenant_vif_port_id: the VIF attached here (see api/vifs.py).
         'internal_info': _DICT,

@@ -7,7 +7,8 @@ these records (Ironic's conductor does not either, beyond the node's
 state checks the API makes): each write is one transaction.
 
 The pinned release of a rolling upgrade may lack the object: nothing is
-written then, so no older service finds data it cannot read.
+written then, so no older service finds data it cannot read; nor are the
+fields its version of the object lacks (they keep what they hold).
 """
 
 from oslo_versionedobjects import base as ovo_base
@@ -84,7 +85,7 @@ class StoredResource(base.IronicStepsObject,
         :raises ResourceAlreadyExists: naming the duplicated value.
         """
         self.check_in_pinned_release(self.FEATURE)
-        row = self.dbapi.create_resource(self.KIND, self.obj_get_changes())
+        row = self.dbapi.create_resource(self.KIND, self._changes_to_write())
         self._from_db_object(context or self._context, row, self)
 
     def save(self, context=None, expected=None):
@@ -95,7 +96,7 @@ class StoredResource(base.IronicStepsObject,
         :raises ResourceNotFound, ResourceAlreadyExists:
         """
         self.check_in_pinned_release(self.FEATURE)
-        changes = self.obj_get_changes()
+        changes = self._changes_to_write()
         fixed = sorted(set(changes) & self.FIXED)
         if fixed:
             raise exception.Invalid('Field(s) %s of %s %s cannot change' % (
@@ -108,6 +109,12 @@ class StoredResource(base.IronicStepsObject,
             return False
         self._from_db_object(context or self._context, row, self)
         return True
+
+    def _changes_to_write(self):
+        """The changed fields the pinned release's object has."""
+        unknown = self.fields_unknown_under_pin()
+        return {field: value for field, value in self.obj_get_changes().items()
+                if field not in unknown}
 
     def destroy(self, context=None):
         """Delete the record.

@@ -87,3 +87,23 @@ class ReleaseMappingTest(testtools.TestCase):
         before, release = MAPPING['0.11'], MAPPING['0.12']
         self.assertNotIn('Runbook', before['objects'])
         self.assertEqual(['1.0'], release['objects']['Runbook'])
+
+    def test_release_0_12_brings_the_port_api_and_virtual_media(self):
+        from ironic_steps import objects
+        before, release = MAPPING['0.11'], MAPPING['0.12']
+        new_port_fields = {'name', 'description', 'vendor', 'category',
+                           'available_for_dynamic_portgroup'}
+        new_group_fields = {'physical_network', 'category',
+                            'dynamic_portgroup'}
+        self.assertEqual(new_port_fields, objects.Port.fields_unknown_at(
+            before['objects']['Port'][-1]))
+        self.assertEqual(new_group_fields,
+                         objects.Portgroup.fields_unknown_at(
+                             before['objects']['Portgroup'][-1]))
+        self.assertFalse(objects.Port.fields_unknown_at(
+            release['objects']['Port'][-1]))
+        self.assertFalse(objects.Portgroup.fields_unknown_at(
+            release['objects']['Portgroup'][-1]))
+        self.assertEqual(('1.83', '1.7'), (before['api'], before['rpc']))
+        self.assertGreaterEqual(as_tuple(release['api']), (1, 94))
+        self.assertGreaterEqual(as_tuple(release['rpc']), (1, 8))

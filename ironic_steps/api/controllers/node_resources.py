@@ -26,6 +26,7 @@ from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import node_resources
 from ironic_steps.api import policy
+from ironic_steps.api import port_resources
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
@@ -37,7 +38,12 @@ from ironic_steps import release_mappings
 
 blueprint = flask.Blueprint('node_resources', __name__, url_prefix='/v1')
 
-for _resource in node_resources.ALL:
+#: Every record around a node that is a plain resource.
+ALL = (node_resources.CHASSIS, port_resources.PORTGROUPS,
+       port_resources.PORTS, node_resources.VOLUME_CONNECTORS,
+       node_resources.VOLUME_TARGETS)
+
+for _resource in ALL:
     _resource.register(blueprint)
 
 _CHASSIS = node_resources.CHASSIS
@@ -119,9 +125,9 @@ def list_vifs(ident):
     node, recorded = _vif_request(ident, 'list')
     if not recorded:
         return responses.json_response({'vifs': []})
-    vifs = [{'id': node_resources.attached_vif(record)}
+    vifs = [{'id': port_resources.attached_vif(record)}
             for record in _records(flask.g.context, node.uuid)
-            if node_resources.attached_vif(record) is not None]
+            if port_resources.attached_vif(record) is not None]
     return responses.json_response({'vifs': vifs})
 
 
@@ -134,9 +140,9 @@ def _candidates(records, wanted):
         if not named:
             raise exception.InvalidParameterValue(
                 err='%s is not a port or portgroup of this node' % wanted)
-        return [r for r in named if node_resources.attached_vif(r) is None]
+        return [r for r in named if port_resources.attached_vif(r) is None]
     free = [r for r in records
-            if node_resources.attached_vif(r) is None
+            if port_resources.attached_vif(r) is None
             and getattr(r, 'portgroup_uuid', None) is None]
     return sorted(free, key=lambda r: (
         not isinstance(r, objects.Portgroup),
@@ -173,7 +179,7 @@ def attach_vif(ident):
 
     def choose(records):
         for record in records:
-            if node_resources.attached_vif(record) == vif_id:
+            if port_resources.attached_vif(record) == vif_id:
                 raise exception.VifAlreadyAttached(vif=vif_id,
                                                    where=_where(record))
         if not records:
@@ -199,7 +205,7 @@ def detach_vif(ident, vif_id):
 
     def choose(records):
         for record in records:
-            if node_resources.attached_vif(record) == vif_id:
+            if port_resources.attached_vif(record) == vif_id:
                 return record, {k: v for k, v in record.internal_info.items()
                                 if k != 'tenant_vif_port_id'}
         raise exception.InvalidParameterValue(

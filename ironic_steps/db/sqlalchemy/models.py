@@ -363,6 +363,11 @@ class Portgroup(Base):
     properties = sa.Column(JSONEncoded)
     extra = sa.Column(JSONEncoded)
     internal_info = sa.Column(JSONEncoded)
+    physical_network = sa.Column(sa.String(64))
+    category = sa.Column(sa.String(80))
+    # Set by whoever builds the group from ports, never by the API.
+    dynamic_portgroup = sa.Column(sa.Boolean, default=False,
+                                  server_default=sa.false())
 
 
 class Port(Base):
@@ -372,6 +377,7 @@ class Port(Base):
     __table_args__ = (
         sa.UniqueConstraint('uuid', name='uniq_ports0uuid'),
         sa.UniqueConstraint('address', name='uniq_ports0address'),
+        sa.UniqueConstraint('name', name='uniq_ports0name'),
         sa.Index('ports_node_uuid_idx', 'node_uuid'),
         sa.Index('ports_portgroup_uuid_idx', 'portgroup_uuid'),
     )
@@ -379,6 +385,7 @@ class Port(Base):
     id = sa.Column(sa.Integer, primary_key=True)
     uuid = sa.Column(sa.String(36), nullable=False)
     address = sa.Column(sa.String(18), nullable=False)
+    name = sa.Column(sa.String(255))
     node_uuid = _node_uuid()
     # SET NULL, not a refusal: MySQL and MariaDB check a key row by row,
     # so deleting a node whose portgroup goes before its ports would be
@@ -391,6 +398,11 @@ class Port(Base):
     pxe_enabled = sa.Column(sa.Boolean, nullable=False, default=True)
     physical_network = sa.Column(sa.String(64))
     is_smartnic = sa.Column(sa.Boolean, nullable=False, default=False)
+    description = sa.Column(sa.String(255))
+    vendor = sa.Column(sa.String(32))
+    category = sa.Column(sa.String(80))
+    available_for_dynamic_portgroup = sa.Column(
+        sa.Boolean, nullable=False, default=True, server_default=sa.true())
     extra = sa.Column(JSONEncoded)
     internal_info = sa.Column(JSONEncoded)
 

@@ -62,17 +62,21 @@ def _kind(model, what, filters=(), unique=('uuid',), users=()):
 
 _NODES = models.Node.__table__
 _PORTS = models.Port.__table__
+#: Filters on a column of the records' node (``nodes.<column>``): the
+#: records of the nodes whose column has one of the values, a list.
+_NODE_FILTERS = ('nodes.conductor_group', 'nodes.shard')
 
 KINDS = {
     'chassis': _kind(models.Chassis, 'chassis',
                      users=(User(_NODES, 'chassis_uuid', 'node(s)'),)),
     'portgroups': _kind(models.Portgroup, 'portgroup',
-                        filters=('node_uuid', 'address'),
+                        filters=('node_uuid', 'address') + _NODE_FILTERS,
                         unique=('address', 'name', 'uuid'),
                         users=(User(_PORTS, 'portgroup_uuid', 'port(s)'),)),
     'ports': _kind(models.Port, 'port',
-                   filters=('node_uuid', 'address', 'portgroup_uuid'),
-                   unique=('address', 'uuid')),
+                   filters=('node_uuid', 'address', 'portgroup_uuid')
+                   + _NODE_FILTERS,
+                   unique=('address', 'name', 'uuid')),
     'volume_connectors': _kind(
         models.VolumeConnector, 'volume connector',
         filters=('node_uuid',), unique=('connector_id', 'uuid')),
@@ -103,6 +107,14 @@ def _duplicate(kind, exc, values):
         what=kind.what, field='UUID', value=values.get('uuid'))
 
 
+def _condition(kind, column, value):
+    if column.startswith('nodes.'):
+        of_nodes = sa.select(_NODES.c.uuid).where(
+            _NODES.c[column[len('nodes.'):]].in_(value))
+        return kind.table.c.node_uuid.in_(of_nodes)
+    return kind.table.c[column] == value
+
+
 class ResourceQueries:
     """Queries on every :data:`KINDS` table, by kind name.
 
@@ -125,14 +137,15 @@ class ResourceQueries:
 
     def list_resources(self, kind_name, filters=None, limit=None,
                        marker=None, sort_key='id', sort_dir='asc'):
-        """A page of rows matching ``filters`` (column -> value)."""
+        """A page of rows matching ``filters`` (column -> value; for
+        ``nodes.<column>``, the values of the node's column it may have)."""
         kind = KINDS[kind_name]
         query = sa.select(kind.table)
         for column, value in (filters or {}).items():
             if column not in kind.filters:
                 raise exception.InvalidParameterValue(
                     err='Cannot filter %s on %s' % (kind.what, column))
-            query = query.where(kind.table.c[column] == value)
+            query = query.where(_condition(kind, column, value))
         query = paging.page(query, kind.table, kind.sort_keys, kind.what,
                             limit=limit, marker=marker, sort_key=sort_key,
                             sort_dir=sort_dir)

@@ -33,6 +33,7 @@ from oslo_log import log
 from ironic_steps.common import boot_modes
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.common import virtual_media
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers import bios
@@ -44,6 +45,9 @@ LOG = log.getLogger(__name__)
 FAIL_STEP_KEY = 'fake_fail_step'
 #: The boot devices fake management takes (deploys use both).
 FAKE_BOOT_DEVICES = ('pxe', 'disk')
+#: Where fake management keeps the images attached as virtual media
+#: (``driver_internal_info``): {device type: image URL}.
+VIRTUAL_MEDIA_KEY = 'fake_virtual_media'
 
 
 def _fail_if_asked(task, name):
@@ -135,7 +139,8 @@ class FakeManagement(base.ManagementInterface):
     it; a node never given one boots from ``pxe``, once, as in Ironic's
     fake.  So with the boot mode (``fake_boot_mode``; ``uefi`` until set)
     and secure boot (``fake_secure_boot``; off until set, and only in
-    ``uefi``, as firmware allows it)."""
+    ``uefi``, as firmware allows it), and the images attached as virtual
+    media (:data:`VIRTUAL_MEDIA_KEY`)."""
 
     def get_supported_boot_devices(self, task):
         return list(FAKE_BOOT_DEVICES)
@@ -179,6 +184,28 @@ class FakeManagement(base.ManagementInterface):
                 err='Node %s boots in %s mode: secure boot needs uefi' % (
                     task.node.uuid, self.get_boot_mode(task)))
         _remember(task, 'fake_secure_boot', bool(state))
+
+    def attach_virtual_media(self, task, device_type, image_url):
+        media = dict(self._virtual_media(task), **{device_type: image_url})
+        _remember(task, VIRTUAL_MEDIA_KEY, media)
+
+    def detach_virtual_media(self, task, device_types=None):
+        media = {device: image for device, image
+                 in self._virtual_media(task).items()
+                 if device_types is not None and device not in device_types}
+        _remember(task, VIRTUAL_MEDIA_KEY, media)
+
+    def get_virtual_media(self, task):
+        """One device per device type, as a BMC lists them."""
+        media = self._virtual_media(task)
+        return [{'media_types': list(virtual_media.MEDIA_TYPES[device]),
+                 'inserted': device in media, 'image': media.get(device)}
+                for device in virtual_media.DEVICE_TYPES]
+
+    @staticmethod
+    def _virtual_media(task):
+        return (task.node.driver_internal_info or {}).get(
+            VIRTUAL_MEDIA_KEY, {})
 
     @base.deploy_step(priority=60)
     def set_instance_boot_device(self, task):

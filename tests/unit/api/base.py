@@ -95,3 +95,16 @@ class ApiTestMixin:
 
 class ApiTestCase(ApiTestMixin, base.ConductorTestCase):
     """The API over a conductor started in this process."""
+
+
+class AheadOfTheLadderTestCase(ApiTestCase):
+    """The API serving the versions it has built ahead of its maximum
+    (``versions.AWAITING_LADDER``), so that their gated code is tested at
+    its versions before the service offers them: a maximum promises every
+    version below it, and some are not built yet."""
+
+    def setUp(self):
+        super().setUp()
+        self.useFixture(fixtures.MonkeyPatch(
+            'ironic_steps.api.versions._MAX_VERSION',
+            versions.at(max(versions.AWAITING_LADDER))))

@@ -21,7 +21,7 @@ V92, V112 = '1.92', '1.112'
 
 
 @ddt.ddt
-class CleanWithRunbookTest(base.ApiTestCase):
+class CleanWithRunbookTest(base.AheadOfTheLadderTestCase):
 
     def request(self, method, path, version=V112, **kwargs):
         return super().request(method, path, version=version, **kwargs)
@@ -183,7 +183,7 @@ class CleanWithRunbookTest(base.ApiTestCase):
             'flow clean')
 
 
-class RunbookGovernanceTest(base.ApiTestCase):
+class RunbookGovernanceTest(base.AheadOfTheLadderTestCase):
     """Who may use which runbook: ``baremetal:runbook:use`` and the step
     rules, as in Ironic."""
 

@@ -32,7 +32,7 @@ def body(**changes):
     return result
 
 
-class RunbookApiTestCase(base.ApiTestCase):
+class RunbookApiTestCase(base.AheadOfTheLadderTestCase):
 
     def request(self, method, path, version=V112, **kwargs):
         return super().request(method, path, version=version, **kwargs)

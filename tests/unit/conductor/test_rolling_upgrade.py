@@ -337,3 +337,31 @@ class PinnedTo011Test(_UpgradeTestCase):
                                         self.INVENTORY, {})
         node = self.wait_for_state(node, states.MANAGEABLE)
         self.assertEqual(4096, node.properties['memory_mb'])
+
+
+class PinnedTo011PortsAndMediaTest(_UpgradeTestCase):
+    """Release 0.12 brought virtual media (RPC 1.8) and the port and
+    portgroup fields of API 1.88-1.111 (Port 1.2, Portgroup 1.1)."""
+
+    def test_pinned_to_0_11_virtual_media_is_refused_and_records_go_out_old(
+            self):
+        node = self.create_node(name='n1')
+        self.config(pin_release_version='0.11')
+        pinned = rpcapi.ConductorAPI()
+        for call, args in (
+                (pinned.attach_virtual_media, ('cdrom', 'http://h/x.iso',
+                                               'http')),
+                (pinned.detach_virtual_media, ()),
+                (pinned.get_virtual_media, ())):
+            exc = self.assertRaises(exception.NotInPinnedRelease, call,
+                                    self.context, node.uuid, *args)
+            self.assertIn('0.12', str(exc))
+        self.assertNotIn('fake_virtual_media', objects.Node.get(
+            self.context, node.uuid).driver_internal_info or {})
+        port = objects.Port(self.context, address='52:54:00:12:34:56',
+                            node_uuid=node.uuid, pxe_enabled=True,
+                            is_smartnic=False, vendor='acme')
+        primitive = objects_base.IronicStepsObjectSerializer(
+        ).serialize_entity(self.context, port)
+        self.assertEqual('1.0', primitive['ironic_steps_object.version'])
+        self.assertNotIn('vendor', primitive['ironic_steps_object.data'])

@@ -41,6 +41,8 @@ ADD_NODE_SERVICE_STEP = 'b8e2f4a61c07'
 CREATE_RUNBOOKS = '9d4b6e1f2a37'
 ADD_NODE_FIRMWARE_INTERFACE = '93d1e23ed9ff'
 CREATE_FIRMWARE_INFORMATION = '814b3ae7aacd'
+ADD_PORT_NAME = 'b1d4e7a9c288'
+ADD_PORT_AND_PORTGROUP_FIELDS = 'd2e6a8c4f197'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
@@ -50,7 +52,8 @@ REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              ADD_NODE_BOOT_MODE, ADD_BIOS_REGISTRY, CREATE_NODE_INVENTORY,
              ADD_NODE_SHARD_AND_PARENT, ADD_NODE_SERVICE_STEP,
              CREATE_RUNBOOKS, ADD_NODE_FIRMWARE_INTERFACE,
-             CREATE_FIRMWARE_INFORMATION]
+             CREATE_FIRMWARE_INFORMATION, ADD_PORT_NAME,
+             ADD_PORT_AND_PORTGROUP_FIELDS]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -364,6 +367,78 @@ class MigrationWalkTest(base.TestCase):
             connection.execute(sa.text('DELETE FROM nodes'))
             self.assertEqual(0, connection.execute(sa.text(
                 'SELECT COUNT(*) FROM firmware_information')).scalar_one())
+
+    def _a_port_in_a_group_at_0_11(self):
+        """A node with a port (extra: a blue cable) in a portgroup, written
+        with release 0.11's columns only; (node, group) UUIDs."""
+        node = '2a6e3d1c-5b4f-4e7a-9c8d-0f1e2d3c4b5a'
+        group = '6b0d2f4e-1c3a-4b5d-8e7f-9a0b1c2d3e4f'
+        with sqlalchemy_api.get_engine().begin() as connection:
+            # (The node model's columns with defaults all exist at 0.11;
+            # the port's and portgroup's of later revisions do not.)
+            connection.execute(sa.insert(models.Node.__table__).values(
+                uuid=node, driver='fake-hardware', provision_state='enroll'))
+            connection.execute(sa.text(
+                "INSERT INTO portgroups (uuid, node_uuid, "
+                "standalone_ports_supported) VALUES (:uuid, :node, 1)"),
+                {'uuid': group, 'node': node})
+            connection.execute(sa.text(
+                "INSERT INTO ports (uuid, address, node_uuid, "
+                "portgroup_uuid, pxe_enabled, is_smartnic, extra) VALUES "
+                "('8c1e3a5b-7d9f-4a2b-b4c6-d8e0f2a4b6c8', "
+                "'52:54:00:12:34:56', :node, :group, 1, 0, "
+                "'{\"cable\": \"blue\"}')"), {'node': node, 'group': group})
+        return node, group
+
+    def test_existing_ports_keep_everything_and_get_no_name(self):
+        # Given a node with a port in a portgroup at release 0.11
+        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
+        node, group = self._a_port_in_a_group_at_0_11()
+        engine = sqlalchemy_api.get_engine()
+        # When the port name revision runs
+        migration.upgrade(ADD_PORT_NAME)
+        # Then the port is as it was, without a name, still in its group
+        # and still going with its node; a name is unique
+        with engine.begin() as connection:
+            self.assertEqual(
+                (None, '52:54:00:12:34:56', group, '{"cable": "blue"}'),
+                tuple(connection.execute(sa.text(
+                    'SELECT name, address, portgroup_uuid, extra '
+                    'FROM ports')).one()))
+            connection.execute(sa.text("UPDATE ports SET name = 'eth0'"))
+        with engine.begin() as connection:
+            self.assertRaises(
+                db_exc.DBDuplicateEntry, connection.execute, sa.text(
+                    "INSERT INTO ports (uuid, address, node_uuid, name, "
+                    "pxe_enabled, is_smartnic) VALUES ('9d2f4b6c-8e0a-4b3c-"
+                    "a5d7-e9f1a3b5c7d9', '52:54:00:12:34:57', :node, 'eth0', "
+                    "1, 0)"), {'node': node})
+        with engine.begin() as connection:
+            connection.execute(sa.text('DELETE FROM nodes'))
+            self.assertEqual(0, connection.execute(sa.text(
+                'SELECT COUNT(*) FROM ports')).scalar_one())
+
+    def test_existing_ports_and_groups_get_ironics_defaults(self):
+        # Given a named port in a portgroup before the revision
+        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
+        self._a_port_in_a_group_at_0_11()
+        migration.upgrade(ADD_PORT_NAME)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE ports SET name = 'eth0'"))
+        # When the revision runs
+        migration.upgrade(ADD_PORT_AND_PORTGROUP_FIELDS)
+        # Then the port is available for dynamic portgroups, the group is
+        # not one, and the rest is unset
+        with engine.begin() as connection:
+            self.assertEqual((None, None, None, 1, 'eth0'), tuple(
+                connection.execute(sa.text(
+                    'SELECT description, vendor, category, '
+                    'available_for_dynamic_portgroup, name FROM ports'))
+                .one()))
+            self.assertEqual((None, None, 0), tuple(connection.execute(
+                sa.text('SELECT physical_network, category, '
+                        'dynamic_portgroup FROM portgroups')).one()))
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -15,23 +15,22 @@ Ironic's ``redfish-virtual-media`` boot interface:
   ``instance_info/boot_iso`` and sets the one-time boot from CD;
   ``clean_up_instance`` ejects it when the instance goes.
 
-The CD drive is found on the System (Redfish 1.11 and later) or on its
-managers.  ISOs are given as http(s) URLs: this module builds none (Ironic
-can build one from ``deploy_kernel`` and ``deploy_ramdisk``) and reads no
-Glance image ids.
+The CD drive is found as :mod:`virtual_media` finds devices.  ISOs are
+given as http(s) URLs: this module builds none (Ironic can build one from
+``deploy_kernel`` and ``deploy_ramdisk``) and reads no Glance image ids.
 """
 
 from oslo_log import log
 import sushy
 
 from ironic_steps.common import exception
+from ironic_steps.common import virtual_media as common_virtual_media
 from ironic_steps.drivers import base
 from ironic_steps.drivers.modules import ramdisk
 from ironic_steps.drivers.modules.redfish import utils
+from ironic_steps.drivers.modules.redfish import virtual_media
 
 LOG = log.getLogger(__name__)
-
-_CD_TYPES = frozenset([sushy.VIRTUAL_MEDIA_CD, sushy.VIRTUAL_MEDIA_DVD])
 
 #: Ironic's name of the agent's ISO in ``driver_info``, and the name it
 #: had before Ironic's Xena release, still read (with a warning) when the
@@ -77,41 +76,11 @@ def deploy_iso(node, needed_by=None):
     return url
 
 
-def _cd_drives(system):
-    collections = []
-    try:
-        collections.append(system.virtual_media)
-    except sushy.exceptions.MissingAttributeError:
-        pass
-    for manager in system.managers:
-        collections.append(manager.virtual_media)
-    for collection in collections:
-        drives = [media for media in collection.get_members()
-                  if _CD_TYPES & set(media.media_types or ())]
-        if drives:
-            return drives
-    return []
-
-
-def _cd_drive(task, operation):
-    system = utils.get_system(task.node, operation)
-    with utils.bmc_call(task.node, operation):
-        drives = _cd_drives(system)
-    if not drives:
-        raise exception.BMCError(node=task.node.uuid, operation=operation,
-                                 error='the BMC offers no virtual CD drive')
-    return system, drives[0]
-
-
 def _boot_once_from_cd(task, url):
     """Insert ``url`` into the virtual CD drive, in place of what it held,
     and boot from it once."""
-    operation = 'insert virtual media %s' % url
-    system, drive = _cd_drive(task, operation)
-    with utils.bmc_call(task.node, operation):
-        if drive.inserted:
-            drive.eject_media()
-        drive.insert_media(url, inserted=True, write_protected=True)
+    system = virtual_media.insert(task, common_virtual_media.CDROM, url)
+    with utils.bmc_call(task.node, 'boot once from virtual media %s' % url):
         system.set_system_boot_options(
             target=sushy.BOOT_SOURCE_TARGET_CD,
             enabled=sushy.BOOT_SOURCE_ENABLED_ONCE)
@@ -119,11 +88,11 @@ def _boot_once_from_cd(task, url):
 
 def _eject(task):
     """Eject whatever the virtual CD drive holds."""
-    _system, drive = _cd_drive(task, 'eject virtual media')
-    with utils.bmc_call(task.node, 'eject virtual media'):
-        drive.refresh(force=True)
-        if drive.inserted:
-            drive.eject_media()
+    operation = 'eject virtual media'
+    _system, drive = virtual_media.device(task, common_virtual_media.CDROM,
+                                          operation)
+    with utils.bmc_call(task.node, operation):
+        virtual_media.eject_drive(drive)
 
 
 class RedfishVirtualMediaBoot(utils.BMCInterface, base.BootInterface):

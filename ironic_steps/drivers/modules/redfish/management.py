@@ -1,5 +1,5 @@
 """Management through a Redfish BMC: boot device, boot mode, secure boot,
-firmware.
+virtual media (:mod:`virtual_media`), firmware.
 
 Firmware is updated by the step ``management.update_firmware``, as
 Ironic's redfish management offers it: each image in turn is handed to
@@ -19,6 +19,7 @@ from ironic_steps.common import exception
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers.modules.redfish import utils
+from ironic_steps.drivers.modules.redfish import virtual_media
 
 LOG = log.getLogger(__name__)
 
@@ -125,6 +126,15 @@ class RedfishManagement(utils.BMCInterface, base.ManagementInterface):
                     'it' % task.node.uuid)
         with utils.bmc_call(task.node, operation):
             secure_boot.set_enabled(bool(state))
+
+    def attach_virtual_media(self, task, device_type, image_url):
+        virtual_media.insert(task, device_type, image_url)
+
+    def detach_virtual_media(self, task, device_types=None):
+        virtual_media.eject(task, device_types)
+
+    def get_virtual_media(self, task):
+        return virtual_media.listing(task)
 
     @base.deploy_step(priority=0, argsinfo=_FIRMWARE_ARGSINFO)
     @base.clean_step(priority=0, argsinfo=_FIRMWARE_ARGSINFO)

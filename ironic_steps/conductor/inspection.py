@@ -31,7 +31,6 @@ Nothing is inspected while the services are pinned to a release before
 in band before 0.12.
 """
 
-import datetime
 import functools
 
 from oslo_log import log
@@ -41,6 +40,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import agent_token
 from ironic_steps.conductor import inventory_records
+from ironic_steps.conductor import wait_timeouts
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import firmware
 from ironic_steps.drivers import inspection
@@ -176,29 +176,12 @@ def fail_timed_out(context, acquire, owns):
     """Fail the inspections of this conductor's nodes (``owns(uuid,
     driver)``) that waited longer than ``[conductor]
     inspect_wait_timeout``; ``acquire`` takes a task on a node."""
-    timeout = CONF.conductor.inspect_wait_timeout
-    if not timeout:
-        return
-    before = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
-    rows = objects.Node.list_fields(
-        context, ('uuid', 'driver'), filters={
-            'provision_state': states.INSPECTWAIT, 'reservation': None,
-            'provisioned_before': before})
-    for row in rows:
-        if not owns(row.uuid, row.driver):
-            continue
-        try:
-            with acquire(context, row.uuid, retry=False,
-                         purpose='inspection timeout') as task:
-                node = task.node
-                if (node.provision_state != states.INSPECTWAIT
-                        or timeutils.normalize_time(
-                            node.provision_updated_at) >= before):
-                    continue   # it moved on meanwhile
-                LOG.warning('Inspection of node %s timed out', node.uuid)
-                _stop_waiting(task)
-                _fail(task, 'Timeout reached while inspecting node %s: its '
-                            'hardware did not report within %s seconds' % (
-                                node.uuid, timeout))
-        except (exception.NodeLocked, exception.NodeNotFound):
-            pass   # busy or gone: not ours to fail now
+    def fail(task, timeout):
+        LOG.warning('Inspection of node %s timed out', task.node.uuid)
+        _stop_waiting(task)
+        _fail(task, 'Timeout reached while inspecting node %s: its hardware '
+                    'did not report within %s seconds' % (task.node.uuid,
+                                                          timeout))
+    wait_timeouts.fail_overdue(
+        context, acquire, owns, states.INSPECTWAIT,
+        CONF.conductor.inspect_wait_timeout, fail, 'inspection timeout')

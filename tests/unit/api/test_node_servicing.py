@@ -96,6 +96,27 @@ class ServicingTest(base.ApiTestCase):
         self.assertEqual(states.ACTIVE, objects.Node.get(
             self.context, node.uuid).provision_state)
 
+    def test_a_runbook_names_the_service_steps_of_a_node_it_is_for(self):
+        node = self.make_active(name='node-1')
+        runbook = {'name': 'CUSTOM_NO_HT', 'steps': [dict(BIOS, order=0)]}
+        self.assertEqual(201, self.post('/v1/runbooks', json=runbook,
+                                        version='1.92').status_code)
+        # Not one of the node's traits yet: refused, nothing moves.
+        self.assertError(self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'service', 'runbook': 'CUSTOM_NO_HT'},
+            version='1.92'), 400, 'CUSTOM_NO_HT')
+        self.put('/v1/nodes/node-1/traits/CUSTOM_NO_HT', version='1.92')
+        response = self.put('/v1/nodes/node-1/states/provision', json={
+            'target': 'service', 'runbook': 'CUSTOM_NO_HT'}, version='1.92')
+        self.assertEqual(202, response.status_code, response.data)
+        done = self.wait_for_state(node, states.ACTIVE)
+        self.assertIn(('service', 'bios.apply_configuration', 'success'),
+                      self.history(done))
+        # A runbook and service steps together name the steps twice.
+        self.assertError(self.service([BIOS], version='1.92',
+                                      runbook='CUSTOM_NO_HT'), 400,
+                         'either a runbook or service_steps')
+
     def test_service_steps_are_required(self):
         self.make_active(name='node-1')
         response = self.put('/v1/nodes/node-1/states/provision',

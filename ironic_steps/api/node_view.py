@@ -174,7 +174,11 @@ VIEW = view.View(
     before={'provision_state': (
         (v.at(v.MINOR_39_INSPECT_WAIT), _inspecting),
         (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate))},
-    links=RESOURCE_LINKS)
+    links=RESOURCE_LINKS,
+    # Ironic's node fields of versions not served here yet: Metal3's
+    # baremetal-operator sends disable_power_off at every version.
+    not_built={'disable_power_off': (1, 95), 'instance_name': (1, 104),
+               'health': (1, 109)})
 
 # The node's view is the shared machinery (:mod:`view`) with the
 # declarations above; these names are what node code calls.

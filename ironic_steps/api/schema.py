@@ -110,8 +110,7 @@ class Schema:
         allowed = ', '.join(self.writable_fields(writable, version))
         unknown = sorted(set(names) - set(self.view.fields))
         if unknown:
-            raise errors.UnknownFields(fields=', '.join(unknown),
-                                       valid=allowed)
+            self.view.refuse_unknown(unknown, version, allowed)
         self.view.check_fields(names, version)
         read_only = [f for f in self.view.fields
                      if f in names and f not in writable]

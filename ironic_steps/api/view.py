@@ -105,13 +105,17 @@ class View:
     :param detail_query_since: the version from which a list takes
         ``?detail`` (1.43, or the resource's own first version where it
         took it from the start, as the volume records do).
+    :param not_built: field -> the version of Ironic's that brought it,
+        for fields Ironic has at versions this service does not serve
+        yet: a client that sends one is answered 406 (as Ironic answers a
+        field of a later version), never 400.
     """
 
     def __init__(self, resource, fields, since=None, min_version=None,
                  list_fields=(), empty=None, times=(), masked=(),
                  unknown_while_pinned=None, computed=(), before=None,
                  after=None, links=None, key='uuid',
-                 detail_query_since=DETAIL_QUERY_VERSION):
+                 detail_query_since=DETAIL_QUERY_VERSION, not_built=None):
         self.resource = resource
         self.detail_query_since = detail_query_since
         self.fields = tuple(fields)
@@ -126,6 +130,7 @@ class View:
         self._before = dict(before or {})
         self._after = dict(after or {})
         self._links = dict(links or {})
+        self._not_built = dict(not_built or {})
         self.key = key
         self._visible = {}
         self._plan = functools.lru_cache(maxsize=_MAX_PLANS)(self._make_plan)
@@ -165,9 +170,8 @@ class View:
         """
         unknown = sorted(set(fields) - set(self.fields))
         if unknown:
-            raise errors.UnknownFields(
-                fields=', '.join(unknown),
-                valid=', '.join(self.visible_fields(version)))
+            self.refuse_unknown(unknown, version,
+                                ', '.join(self.visible_fields(version)))
         pinned_out = [f for f in fields if f in self._unknown_while_pinned()]
         if pinned_out:
             raise errors.FieldNotInPinnedRelease(
@@ -178,6 +182,21 @@ class View:
                 fields=', '.join(later),
                 needed=v.to_string(max(self.since(f) for f in later)),
                 version=v.to_string(version))
+
+    def refuse_unknown(self, unknown, version, valid):
+        """Refuse field names this resource does not have.
+
+        :raises FieldNotInVersion: (406) for one of Ironic's fields from a
+            version not served here yet.
+        :raises UnknownFields: (400) otherwise.
+        """
+        later = [f for f in unknown if f in self._not_built]
+        if later:
+            raise errors.FieldNotInVersion(
+                fields=', '.join(later),
+                needed=v.to_string(max(self._not_built[f] for f in later)),
+                version=v.to_string(version))
+        raise errors.UnknownFields(fields=', '.join(unknown), valid=valid)
 
     def parse_fields(self, value, version):
         """``?fields=a,b`` -> ('a', 'b'), checked; None if not given.

@@ -346,3 +346,35 @@ class OldVersionsOnEveryEndpointTest(base.ApiTestCase):
             self.assertIsNone(listed['provision_state'], path)
             [listed] = self.get(path, version='1.2').get_json()['nodes']
             self.assertEqual(states.AVAILABLE, listed['provision_state'])
+
+
+@ddt.ddt
+class FieldsOfVersionsNotServedTest(base.ApiTestCase):
+    """Ironic's node fields of versions above this API's maximum are 406,
+    never 400: Metal3's baremetal-operator sends ``disable_power_off``
+    with every node it creates, whatever version it negotiated."""
+
+    @ddt.data(('disable_power_off', False, '1.95'),
+              ('instance_name', 'vm-1', '1.104'),
+              ('health', 'OK', '1.109'))
+    @ddt.unpack
+    def test_creating_a_node_with_one_is_406_naming_its_version(
+            self, field, value, needed):
+        response = self.post('/v1/nodes', json={
+            'driver': 'fake-hardware', 'name': 'n1', field: value},
+            version='latest')
+        self.assertError(response, 406, field, needed)
+        self.assertEqual([], objects.Node.list(self.context))
+
+    def test_patching_or_asking_for_one_is_406_too(self):
+        self.create_node(name='n1')
+        self.assertError(self.patch('/v1/nodes/n1', json=[
+            {'op': 'add', 'path': '/disable_power_off', 'value': True}],
+            version='latest'), 406, 'disable_power_off', '1.95')
+        self.assertError(self.get('/v1/nodes/n1?fields=uuid,instance_name',
+                                  version='latest'), 406, 'instance_name')
+
+    def test_a_field_no_ironic_has_is_still_400(self):
+        response = self.post('/v1/nodes', json={
+            'driver': 'fake-hardware', 'colour': 'red'}, version='latest')
+        self.assertError(response, 400, 'colour')

@@ -34,6 +34,7 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import versions
 from ironic_steps.common import exception
+from ironic_steps.common import masking
 from ironic_steps.common import virtual_media
 
 blueprint = node_ident.blueprint('node_vmedia', 'vmedia',
@@ -159,5 +160,7 @@ def show(ident):
                             flask.request.path)
     query.check_known(flask.request.args, ())
     node_uuid = _node_uuid(ident, 'baremetal:node:vmedia:get')
-    return responses.json_response(
-        flask.g.rpcapi.get_virtual_media(flask.g.context, node_uuid))
+    # An image URL may carry credentials or a signature: shown masked, as
+    # a node's URLs are (the image itself is write-only).
+    return responses.json_response(masking.mask(
+        flask.g.rpcapi.get_virtual_media(flask.g.context, node_uuid)))

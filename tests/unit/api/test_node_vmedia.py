@@ -59,6 +59,20 @@ class VirtualMediaTest(base.ApiTestCase):
         self.assertEqual([False] * 3, [d['inserted'] for d in self.get(
             '/v1/nodes/node-0/vmedia', version=GET_VERSION).get_json()])
 
+    def test_an_image_url_s_credentials_and_signature_are_never_shown(self):
+        secret_url = ('http://deployer:s3cret-pw@127.0.0.1/x.iso'
+                      '?temp_url_sig=abcdef0123&temp_url_expires=9')
+        self.assertEqual(204, self.attach(device_type='cdrom',
+                                          image_url=secret_url).status_code)
+        listed = self.get('/v1/nodes/node-0/vmedia', version=GET_VERSION)
+        self.assertEqual(200, listed.status_code)
+        for shown in (listed.data, self.get('/v1/nodes/node-0',
+                                            version=GET_VERSION).data):
+            self.assertNotIn(b's3cret-pw', shown)
+            self.assertNotIn(b'abcdef0123', shown)
+        self.assertIn('127.0.0.1/x.iso',
+                      self.listed()[('CD', 'DVD')])
+
     def test_attaching_again_replaces_the_image_of_that_device(self):
         self.attach(device_type='cdrom', image_url=ISO)
         self.attach(device_type='cdrom', image_url=IMG)

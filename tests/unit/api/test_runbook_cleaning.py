@@ -20,8 +20,10 @@ TRAIT = 'CUSTOM_RAID_READY'
 V92, V112 = '1.92', '1.112'
 
 
-@ddt.ddt
-class CleanWithRunbookTest(base.AheadOfTheLadderTestCase):
+class _ManageableNodeTestCase(base.AheadOfTheLadderTestCase):
+    """node-1, manageable (with ``traits``), asked at 1.112 by default."""
+
+    traits = ()
 
     def request(self, method, path, version=V112, **kwargs):
         return super().request(method, path, version=version, **kwargs)
@@ -30,7 +32,14 @@ class CleanWithRunbookTest(base.AheadOfTheLadderTestCase):
         super().setUp()
         node = self.create_node(name='node-1')
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        if self.traits:
+            self.rpcapi.add_node_traits(self.context, node.uuid,
+                                        list(self.traits))
         self.node = self.wait_for_state(node, states.MANAGEABLE)
+
+
+@ddt.ddt
+class CleanWithRunbookTest(_ManageableNodeTestCase):
 
     def runbook(self, name='CUSTOM_RAID_BUILD', steps=(RAID, POWER_ON),
                 traits=(TRAIT,), version=V112, **fields):
@@ -183,19 +192,11 @@ class CleanWithRunbookTest(base.AheadOfTheLadderTestCase):
             'flow clean')
 
 
-class RunbookGovernanceTest(base.AheadOfTheLadderTestCase):
+class RunbookGovernanceTest(_ManageableNodeTestCase):
     """Who may use which runbook: ``baremetal:runbook:use`` and the step
     rules, as in Ironic."""
 
-    def request(self, method, path, version=V112, **kwargs):
-        return super().request(method, path, version=version, **kwargs)
-
-    def setUp(self):
-        super().setUp()
-        node = self.create_node(name='node-1')
-        self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
-        self.rpcapi.add_node_traits(self.context, node.uuid, [TRAIT])
-        self.node = self.wait_for_state(node, states.MANAGEABLE)
+    traits = (TRAIT,)
 
     def make(self, name, **fields):
         runbook = objects.Runbook(self.context, name=name, steps=[RAID],

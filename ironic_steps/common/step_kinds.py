@@ -155,14 +155,6 @@ AGENT_STATES = tuple(state for flow in FLOWS.values()
 LOOKUP_STATES = AGENT_STATES + (states.INSPECTING, states.INSPECTWAIT)
 
 
-def held_in(provision_state):
-    """The flow a node in ``provision_state`` is held in, or None."""
-    for flow in FLOWS.values():
-        if flow.hold_state == provision_state:
-            return flow
-    return None
-
-
 def running_in(provision_state):
     """The flow whose steps run in ``provision_state``, or None."""
     for flow in FLOWS.values():

@@ -338,12 +338,16 @@ class ConductorManager:
                         'provide, adopt, unhold or abort' % (action,))
 
     def _abort(self, context, node_id):
-        with self._acquire(context, node_id, purpose='abort') as task:
+        # A worker is claimed before the lock, as for every flow: the abort
+        # of a failed servicing hands the machine back to its instance on
+        # one.
+        with self._reserve_worker() as worker, self._acquire(
+                context, node_id, purpose='abort') as task:
             state = task.node.provision_state
             if state == states.INSPECTWAIT:
                 return inspection.abort(task)
             if state == states.SERVICEFAIL:
-                return servicing.abort_failed(task)
+                return servicing.abort_failed(task, worker)
             if state == states.RESCUEWAIT:
                 return rescue.abort(task)
             waiting = (flows.BY_WAIT_STATE.get(state)

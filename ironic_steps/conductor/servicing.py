@@ -11,11 +11,15 @@ every step must run without it.  The deploy interface boots what runs
 in-band steps (``prepare_service``) and gives the machine back to its
 instance afterwards (``tear_down_service``).
 
-A failed servicing leaves the node ``service failed``: it may be serviced
-again, aborted back to ``active`` (the operator judges the instance
-fine), rescued or torn down.  Servicing arrives with release 0.12; pinned
-to an older one, its conductors would not know it, so it is refused.
+A failed servicing leaves the node ``service failed``, its agent still up
+for the operator to look into: it may be serviced again, aborted back to
+``active`` (the operator judges the instance fine; the machine is given
+back to it as after a servicing), rescued or torn down.  Servicing
+arrives with release 0.12; pinned to an older one, its conductors would
+not know it, so it is refused.
 """
+
+from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -26,6 +30,8 @@ from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers import firmware
 from ironic_steps import release_mappings
+
+LOG = log.getLogger(__name__)
 
 #: The release that brought servicing.
 SINCE_RELEASE = '0.12'
@@ -77,11 +83,35 @@ def run_after_wait(task):
     return step_runner.resume(task, FLOW)
 
 
-def abort_failed(task):
-    """An operator's abort of a failed servicing: the node is active
-    again as it stands (its instance judged fine); the servicing's
-    bookkeeping goes, its last error stays as the record of what failed.
+def abort_failed(task, worker):
+    """An operator's abort of a failed servicing: the node is active again
+    at once (its instance judged fine), and a worker gives the machine
+    back to its instance as a finished servicing would: the agent powered
+    off, the disk booted (``tear_down_service``; nothing to do when the
+    servicing ran without its agent).  The servicing's bookkeeping goes;
+    its last error stays as the record of what failed.
     """
-    step_runner.clear_progress(task.node, FLOW)
+    node = task.node
+    with_agent = not FLOW.without_ramdisk(node)
+    step_runner.clear_progress(node, FLOW)
     task.process_event(states.EVENT_ABORT)
+    if with_agent:
+        task.hand_over(worker, _back_to_the_instance)
+    else:
+        task.save_and_release()
+
+
+def _back_to_the_instance(task):
+    node = task.node
+    try:
+        task.driver.deploy.tear_down_service(task)
+    except Exception as exc:
+        # Active, but perhaps not running its instance: flagged for the
+        # operator rather than hidden.
+        LOG.exception('Node %s: giving the machine back to its instance '
+                      'after an aborted servicing failed', node.uuid)
+        node.last_error = node.maintenance_reason = (
+            'Servicing aborted, but giving the machine back to its '
+            'instance failed: %s' % exc)
+        node.maintenance = True
     task.save_and_release()

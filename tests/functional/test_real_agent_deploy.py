@@ -6,7 +6,8 @@ from the network, it boots a real IPA 13 confined to the machine's loop
 disks (see tests/real_agent/sandbox.py).  The image is a qcow2 image with
 a GPT and an ext4 file system holding a marker, served on 127.0.0.1; the
 test reads the disk back: the marker, and the config drive's SSH key and
-host name.
+host name; and services the deployed node with a step only the agent
+offers.
 """
 
 import time
@@ -21,6 +22,10 @@ from tests.real_agent import machine
 from tests.real_agent import sandbox
 
 _UNAVAILABLE = sandbox.why_unavailable()
+# Where the loop hardware manager's stamp_disk service step writes
+# (tests/real_agent/loop_hardware: not importable here, it is the agent's).
+_STAMP_BYTES = 512
+_STAMP_OFFSET = 1024 * 1024 - _STAMP_BYTES
 SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleKeyOfTheTest test@x'
 
 
@@ -231,3 +236,68 @@ class RealAgentLifecycleTest(_RealAgentTestCase):
         self.assertIn('Timeout reached while waiting for the agent',
                       node['last_error'])
         self.assertIn('deploy.write_image', node['last_error'])
+
+
+@testtools.skipIf(_UNAVAILABLE, _UNAVAILABLE)
+class RealAgentServicingTest(_RealAgentTestCase):
+    """Servicing an active node with a step only the agent offers."""
+
+    def stamp(self):
+        with open(self.disks.disks[0].path, 'rb') as disk:
+            disk.seek(_STAMP_OFFSET)
+            return disk.read(_STAMP_BYTES).rstrip(b'\0').decode()
+
+    def deploy_and_service(self, steps):
+        self.enrol()
+        self.set_image()
+        self.deploy()
+        self.api.wait_for('real-1', 'active', timeout=180)
+        self.assertTrue(self.machine.agent_stopped())
+        status, _ = self.api.request(
+            'PUT', '/v1/nodes/real-1/states/provision',
+            {'target': 'service', 'service_steps': steps})
+        self.assertEqual(202, status)
+
+    def test_the_agent_runs_a_service_step_on_the_active_node(self):
+        self.deploy_and_service([{'interface': 'deploy',
+                                  'step': 'stamp_disk',
+                                  'args': {'text': 'serviced in band'}}])
+        node = self.api.wait_for('real-1', 'active', timeout=180)
+        self.assertIsNone(node['last_error'])
+        self.assertEqual({}, node['service_step'])
+        self.assertEqual('serviced in band', self.stamp())
+        # The instance is intact, and runs again: the agent that served
+        # the step was powered off and the node booted from its disk.
+        self.assertEqual('written by the real agent\n',
+                         images.read_file_from_ext4(
+                             self.disks.disks[0].path, self.work))
+        self.assertEqual('power on', node['power_state'])
+        self.assertTrue(self.machine.agent_stopped())
+        self.assertEqual([('service', 'deploy', 'stamp_disk', 'success')],
+                         [entry for entry in self.history()
+                          if entry[0] == 'service'])
+        cached = node['driver_internal_info']['agent_cached_service_steps']
+        self.assertIn('stamp_disk', [step['step'] for step in cached])
+
+    def test_a_service_step_the_agent_lacks_fails_servicing_naming_it(self):
+        self.deploy_and_service([{'interface': 'deploy',
+                                  'step': 'polish_the_disk', 'args': {}}])
+        node = self.api.wait_for('real-1', 'service failed', timeout=180)
+        self.assertIn('deploy.polish_the_disk', node['last_error'])
+        # What the agent does offer is named too.
+        self.assertIn('stamp_disk', node['last_error'])
+        self.assertEqual('', self.stamp())
+        # The agent stays up for the operator to look into, as Ironic's does.
+        self.assertFalse(self.machine.agent_stopped(timeout=1))
+        # Abort gives the machine back to its instance: the agent powered
+        # off, the node booted from its disk.
+        status, _ = self.api.request(
+            'PUT', '/v1/nodes/real-1/states/provision', {'target': 'abort'})
+        self.assertEqual(202, status)
+        node = self.api.wait_for('real-1', 'active', timeout=60)
+        self.assertTrue(self.machine.agent_stopped())
+        self.assertEqual('power on', node['power_state'])
+        self.assertIn('deploy.polish_the_disk', node['last_error'])
+        self.assertEqual('written by the real agent\n',
+                         images.read_file_from_ext4(
+                             self.disks.disks[0].path, self.work))

@@ -245,6 +245,10 @@ class FakeDeploy(base.DeployInterface):
         simulate(task, 'deploy.write_image')
         return _the_agent_finishes(task, 'deploy.write_image')
 
+    def tear_down_service(self, task):
+        """Nothing to give back (no agent was booted); fails if asked."""
+        _fail_if_asked(task, 'deploy.tear_down_service')
+
     def adopt_waiting(self, node_uuid, kind, step_index):
         # The fake agent plays the machine's: the node's new conductor
         # takes its heartbeats over.

@@ -20,7 +20,11 @@ devices the test made:
 * the agent's network interface is a virtual one carrying the MAC address
   the test gave it (the node's port), so several agents on one machine are
   told apart by their lookups;
-* no BMC, no module loading, no software-RAID assembly at start.
+* no BMC, no module loading, no software-RAID assembly at start;
+* one service step of its own, ``deploy.stamp_disk``, that writes a short
+  text into the sector before the install device's first MiB, which
+  aligned partition tables leave unused: harmless to the instance, and read
+  back by the test from outside the sandbox.
 
 Configuration comes from the environment the sandbox sets:
 ``IRONIC_STEPS_AGENT_SANDBOX`` (the test's directory),
@@ -42,6 +46,11 @@ from ironic_steps_confinement import sys_name
 
 #: The agent's exit status when it finds itself unconfined.
 _CONFINEMENT_FAILED = 97
+
+#: What ``stamp_disk`` writes, and where: the last sector before the
+#: first MiB, the gap an aligned partition table leaves after itself.
+STAMP_BYTES = 512
+STAMP_OFFSET = 1024 * 1024 - STAMP_BYTES
 
 
 class LoopHardwareManager(hardware.GenericHardwareManager):
@@ -98,6 +107,34 @@ class LoopHardwareManager(hardware.GenericHardwareManager):
                 'the ironic-steps loop hardware manager writes only to a '
                 'disk named by a root device hint, and the node has none')
         return super().get_os_install_device(permit_refresh)
+
+    def get_service_steps(self, node, ports):
+        # priority 0: it runs only when an operator asks for it.
+        return super().get_service_steps(node, ports) + [{
+            'interface': 'deploy', 'step': 'stamp_disk', 'priority': 0,
+            'reboot_requested': False, 'abortable': False,
+            'argsinfo': {'text': {
+                'description': 'what to write into the install device, '
+                               'before its first MiB (UTF-8, at most %d '
+                               'bytes)' % STAMP_BYTES,
+                'required': True}}}]
+
+    def stamp_disk(self, node, ports, text):
+        """Service step: ``text``, padded with zero bytes, at
+        :data:`STAMP_OFFSET` of the install device (the disk the
+        root-device hint names)."""
+        data = text.encode('utf-8')
+        if len(data) > STAMP_BYTES:
+            raise errors.InvalidCommandParamsError(
+                'stamp_disk takes at most %d bytes of text, not %d'
+                % (STAMP_BYTES, len(data)))
+        device = self.get_os_install_device()
+        with open(device, 'r+b') as disk:
+            disk.seek(STAMP_OFFSET)
+            disk.write(data.ljust(STAMP_BYTES, b'\0'))
+            disk.flush()
+            os.fsync(disk.fileno())
+        return {'stamped': device}
 
     def list_network_interfaces(self):
         _sandbox, _disks, mac, _standins = environment()

@@ -1,6 +1,8 @@
 """Servicing (API 1.87) through the API, the real conductor and SQLite:
 an active node runs the operator's service steps and is active again."""
 
+import time
+
 import ddt
 
 from ironic_steps.common import states
@@ -160,6 +162,32 @@ class ServicingTest(base.ApiTestCase):
         self.assertIn('bios.apply_configuration', active.last_error)
         self.assertEqual({}, active.service_step)
         self.assertIsNone(active.target_provision_state)
+
+    def test_a_failed_give_back_after_abort_puts_the_node_in_maintenance(
+            self):
+        # Given a failed servicing whose machine cannot be given back to
+        # its instance
+        node = self.make_active(name='node-1', driver_info={
+            fake.FAIL_STEP_KEY: 'bios.apply_configuration'})
+        self.service([BIOS])
+        self.wait_for_state(node, states.SERVICEFAIL)
+        self.patch('/v1/nodes/node-1', json=[{
+            'op': 'replace', 'path': '/driver_info/%s' % fake.FAIL_STEP_KEY,
+            'value': 'deploy.tear_down_service'}])
+        # When the operator aborts it
+        self.assertEqual(202, self.provision('node-1', 'abort').status_code)
+        # Then the node is active but in maintenance, saying why
+        for _ in range(100):
+            active = objects.Node.get(self.context, node.uuid)
+            if active.maintenance:
+                break
+            time.sleep(0.05)
+        self.assertEqual(states.ACTIVE, active.provision_state)
+        self.assertTrue(active.maintenance)
+        self.assertIn('giving the machine back to its instance failed',
+                      active.last_error)
+        self.assertIn('deploy.tear_down_service', active.maintenance_reason)
+        self.assertIsNone(active.reservation)
 
     def test_a_failed_servicing_may_be_serviced_again(self):
         node = self.make_active(name='node-1', driver_info={

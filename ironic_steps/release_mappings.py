@@ -176,6 +176,19 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0']},
     }),
+    # Resuming a failed servicing from the failed step (the x-steps
+    # extension's resume, RPC 1.3 as for a deploy).
+    ('0.13', {
+        'api': '1.94',
+        'rpc': '1.8',
+        'objects': {'Node': ['1.6'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
+                    'Runbook': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -123,8 +123,9 @@ class InvalidRequestedSteps(Invalid):
 
 
 class NothingToResume(Invalid):
-    _msg_fmt = ('Node %(node)s has no deploy to resume: %(reason)s. Deploy '
-                'it again instead (from its first step).')
+    _msg_fmt = ('Node %(node)s has no failed deploy or servicing to '
+                'resume: %(reason)s. Start it again instead (from its first '
+                'step).')
 
 
 class StepNotAbortable(Invalid):

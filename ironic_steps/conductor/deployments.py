@@ -27,7 +27,6 @@ from ironic_steps.common import x_steps
 from ironic_steps.conductor import allocations
 from ironic_steps.conductor import cleaning
 from ironic_steps.conductor import node_updates
-from ironic_steps.conductor import resume_points
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.conf import CONF
@@ -208,35 +207,10 @@ def uses_deploy_steps(task):
     return bool(getter and getter(task))
 
 
-def resume_point(node):
-    """Where a failed deploy of ``node`` would resume
-    (:func:`resume_points.resume_point`).
-
-    Read from ``driver_internal_info`` alone (the stored plan and the index
-    of the step that failed), so it works for any deploy that failed while
-    running its steps, whoever ran them.
-    :raises NothingToResume: naming why.
-    """
-    if node.provision_state != states.DEPLOYFAIL:
-        raise exception.NothingToResume(
-            node=node.uuid, reason='it is %s, not %s' % (
-                node.provision_state, states.DEPLOYFAIL))
-    plan = step_runner.load_plan(node, step_kinds.DEPLOY_FLOW)
-    failed = step_runner.current_index(node, step_kinds.DEPLOY_FLOW)
-    if not plan or failed is None or not 0 <= failed < len(plan):
-        raise exception.NothingToResume(
-            node=node.uuid, reason='it failed before running a deploy step, '
-                                   'or deployed the legacy way')
-    return resume_points.resume_point(plan, failed)
-
-
-def start_resume(task, worker):
-    """Resume a failed deploy at its resume point, keeping what the steps
-    before it did (the x-steps extension; a plain deploy starts over).
-
-    :raises NothingToResume: before anything changes.
-    """
-    point = resume_point(task.node)
+def start_resume(task, worker, point):
+    """Resume a failed deploy at ``point`` (:mod:`resume_points`), keeping
+    what the steps before it did (the x-steps extension; a plain deploy
+    starts over)."""
     validate(task)
     LOG.info('Resuming the deploy of node %s at step %d: %s',
              task.node.uuid, point.start, point.reason)

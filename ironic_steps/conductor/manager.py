@@ -21,6 +21,7 @@ from oslo_log import log
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
+from ironic_steps.common import step_kinds
 from ironic_steps.conductor import adoption
 from ironic_steps.conductor import agent_endpoints
 from ironic_steps.conductor import allocations
@@ -39,6 +40,7 @@ from ironic_steps.conductor import power
 from ironic_steps.conductor import preview
 from ironic_steps.conductor import registry
 from ironic_steps.conductor import rescue
+from ironic_steps.conductor import resume_points
 from ironic_steps.conductor import servicing
 from ironic_steps.conductor import step_polling
 from ironic_steps.conductor import step_runner
@@ -389,11 +391,16 @@ class ConductorManager:
 
     @_expected
     def resume_node_deploy(self, context, node_id):
-        """Resume a failed deploy from its resume point (RPC 1.3,
-        x-steps); a request that cannot be honoured changes nothing."""
+        """Resume a failed deploy, or (release 0.13) servicing, from its
+        resume point (RPC 1.3, x-steps); a request that cannot be honoured
+        changes nothing."""
         with self._reserve_worker() as worker, self._acquire(
-                context, node_id, purpose='deploy resume') as task:
-            deployments.start_resume(task, worker)
+                context, node_id, purpose='resume') as task:
+            flow, point = resume_points.of_node(task.node)
+            if flow is step_kinds.SERVICE_FLOW:
+                servicing.start_resume(task, worker, point)
+            else:
+                deployments.start_resume(task, worker, point)
 
     @_expected
     def do_node_clean(self, context, node_id, clean_steps,

@@ -21,7 +21,8 @@ The *preview* shape (the API's answer; step arguments are masked there)::
      'disabled': [{'interface', 'step', 'priority', 'argsinfo', 'source',
                    'reason'}, ...],
      'errors': [text, ...],          # empty: the flow would start
-     'resume': None or {             # deploy only, see resume_view
+     'resume': None or {             # a failed deploy or servicing:
+                                     # see resume_view
          'available': bool, 'reason': text,
          'failed_step': {'index', 'interface', 'step'},
          'start_step': {'index', 'interface', 'step'},
@@ -32,8 +33,8 @@ The *preview* shape (the API's answer; step arguments are masked there)::
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
 from ironic_steps.common import states
-from ironic_steps.common import step_kinds
 from ironic_steps.conductor import deployments
+from ironic_steps.conductor import resume_points
 from ironic_steps.conductor import step_runner
 from ironic_steps.conductor import steps
 from ironic_steps.drivers import base
@@ -60,10 +61,9 @@ def preview(task, flow, requested_steps=None):
                 flow, ', '.join(FLOWS)))
     if flow == base.DEPLOY:
         merged, errors = _deploy(task, requested_steps)
-        resume = resume_view(task.node)
     else:
         merged, errors = _requested_flow(task, flow, requested_steps)
-        resume = None
+    resume = resume_view(task.node, flow)
     return {'node': task.node.uuid, 'flow': flow,
             'steps': [_planned(step, merged, flow) for step in merged.steps],
             'disabled': [_disabled(step, origin, why)
@@ -150,16 +150,17 @@ def _position(plan, index):
             'step': plan[index].name}
 
 
-def resume_view(node):
-    """Where a resume of ``node``'s failed deploy would start, and which
-    steps it keeps; None when the node has no failed deploy."""
-    if node.provision_state != states.DEPLOYFAIL:
+def resume_view(node, flow_kind):
+    """Where a resume of ``node``'s failed ``flow_kind`` would start, and
+    which steps it keeps; None when the node has no such failed flow."""
+    flow = resume_points.RESUMABLE_FLOWS.get(node.provision_state)
+    if flow is None or flow.kind != flow_kind:
         return None
     try:
-        point = deployments.resume_point(node)
+        _flow, point = resume_points.of_node(node)
     except exception.NothingToResume as exc:
         return {'available': False, 'reason': str(exc)}
-    plan = step_runner.load_plan(node, step_kinds.DEPLOY_FLOW)
+    plan = step_runner.load_plan(node, flow)
     return {'available': True, 'reason': point.reason,
             'failed_step': _position(plan, point.failed),
             'start_step': _position(plan, point.start),

@@ -12,7 +12,8 @@ in-band steps (``prepare_service``) and gives the machine back to its
 instance afterwards (``tear_down_service``).
 
 A failed servicing leaves the node ``service failed``, its agent still up
-for the operator to look into: it may be serviced again, aborted back to
+for the operator to look into: it may be serviced again, resumed from the
+failed step (the x-steps extension, release 0.13), aborted back to
 ``active`` (the operator judges the instance fine; the machine is given
 back to it as after a servicing), rescued or torn down.  Servicing
 arrives with release 0.12; pinned to an older one, its conductors would
@@ -35,6 +36,8 @@ LOG = log.getLogger(__name__)
 
 #: The release that brought servicing.
 SINCE_RELEASE = '0.12'
+#: The release whose conductors resume a failed servicing.
+RESUME_SINCE_RELEASE = '0.13'
 FLOW = step_kinds.SERVICE_FLOW
 
 
@@ -62,6 +65,31 @@ def _run(task):
     # initial_version), as Ironic reads it.
     firmware.read_into_cache(task)
     return step_runner.prepare_then_run(task, FLOW)
+
+
+def start_resume(task, worker, point):
+    """Service the node again from ``point`` (:mod:`resume_points`) of its
+    failed servicing: the steps before it are kept, the rest run as a
+    servicing of their own would (checked first, the agent booted again
+    for them unless the servicing ran without it).
+
+    :raises NotInPinnedRelease: while pinned before release 0.13.
+    :raises InvalidRequestedSteps: before anything changes.
+    """
+    if release_mappings.pinned_before(CONF, RESUME_SINCE_RELEASE):
+        raise exception.NotInPinnedRelease(
+            feature='Resuming a servicing', needed=RESUME_SINCE_RELEASE,
+            pinned=CONF.pin_release_version)
+    node = task.node
+    remaining = [{'interface': step.interface, 'step': step.name,
+                  'args': dict(step.args)}
+                 for step in step_runner.load_plan(node, FLOW)[point.start:]]
+    LOG.info('Resuming the servicing of node %s at step %d: %s',
+             node.uuid, point.start, point.reason)
+    node.last_error = None
+    step_runner.start_requested(
+        task, worker, FLOW, states.EVENT_SERVICE, states.ACTIVE, remaining,
+        FLOW.without_ramdisk(node), _run)
 
 
 def replan(task):

@@ -75,13 +75,52 @@ class StepsPluginTest(test_openstack_client.CLITestCase):
         self.assertIsNone(done['last_error'])
         self.assertEqual(RAID['raid_config'], done['raid_config'])
 
+    def test_a_failed_servicing_resumes_from_the_failed_step(self):
+        _service, client = self.start_service()
+        self.enrol_and_provide(client, 'node-1')
+        client.run('node', 'deploy', 'node-1', '--wait', '60')
+        bios = {'interface': 'bios', 'step': 'apply_configuration',
+                'args': {'settings': [{'name': 'LogicalProc',
+                                       'value': 'Disabled'}]}}
+        reset = {'interface': 'bios', 'step': 'factory_reset', 'args': {}}
+        service_steps = json.dumps([bios, reset])
+        # The second step fails (ironicclient's command).
+        client.run('node', 'set', 'node-1', '--driver-info',
+                   'fake_fail_step=bios.factory_reset')
+        client.run('node', 'service', 'node-1', '--service-steps',
+                   service_steps, '--wait', '60', check=False)
+        failed = self.wait_for(
+            client, 'node-1',
+            lambda node: node['provision_state'] == 'service failed')
+        self.assertIn('bios.factory_reset', failed['last_error'])
+        # The preview says the first step is kept.
+        resume = client.json('node', 'step', 'preview', 'node-1',
+                             '--service-steps', service_steps)['resume']
+        self.assertEqual(['kept', 'runs'],
+                         [step['action'] for step in resume['steps']])
+        # Resumed once the cause is gone: only the failed step runs again,
+        # so the BIOS change is not made twice.
+        client.run('node', 'set', 'node-1', '--driver-info',
+                   'fake_fail_step=bios.apply_configuration')
+        client.run('node', 'service', 'resume', 'node-1', '--wait', '60')
+        done = client.json('node', 'show', 'node-1')
+        self.assertEqual('active', done['provision_state'])
+        self.assertIsNone(done['last_error'])
+        history = client.json('node', 'step', 'history', 'node-1',
+                              '--flow', 'service')
+        self.assertEqual(
+            [('bios.apply_configuration', 'success'),
+             ('bios.factory_reset', 'failed'),
+             ('bios.factory_reset', 'success')],
+            [(entry['Step'], entry['Outcome']) for entry in history])
+
     def test_resume_of_a_node_that_did_not_fail_says_why(self):
         _service, client = self.start_service()
         self.enrol_and_provide(client, 'node-1')
         result = client.run('node', 'deploy', 'resume', 'node-1',
                             check=False)
         self.assertNotEqual(0, result.returncode)
-        self.assertIn('has no deploy to resume', result.stderr)
+        self.assertIn('has no failed deploy or servicing to resume', result.stderr)
         self.assertIn('HTTP 400', result.stderr)
 
     def test_pinned_to_0_5_the_commands_find_nothing(self):

@@ -18,9 +18,10 @@ is not routed at all, so its paths answer 404 as unknown paths do.
   ``clean_steps`` previews a cleaning with that runbook (release 0.12),
   refused as the ``clean`` target refuses it.
 * ``POST .../x-steps/resume`` (no body): resume the node's failed deploy
-  at its resume point, keeping what the steps before it did.  202 with
-  the node's states to poll, as a provision request; a plain ``active``
-  or ``rebuild`` still starts from the first step, as in Ironic.
+  (or, from release 0.13, its failed servicing) at its resume point,
+  keeping what the steps before it did.  202 with the node's states to
+  poll, as a provision request; a plain ``active``, ``rebuild`` or
+  ``service`` still starts from the first step, as in Ironic.
 """
 
 import flask

@@ -108,7 +108,8 @@ class ResumeApiTest(base.ApiTestCase):
     def test_resume_of_a_node_without_a_failed_deploy_is_refused(self):
         node = self.make_available(name='node-1')
         self.assertError(self.post('/v1/nodes/node-1/x-steps/resume'), 400,
-                         'has no deploy to resume', 'not deploy failed')
+                         'has no failed deploy or servicing to resume',
+                         'not deploy failed or service failed')
         self.assertNodeUnchanged(node)
 
 

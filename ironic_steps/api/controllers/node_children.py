@@ -11,6 +11,7 @@ import flask
 
 from ironic_steps.api import node_ident
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps import objects
 
@@ -21,8 +22,8 @@ blueprint = node_ident.blueprint('node_children', 'children',
 @blueprint.get('')
 def list_children(ident):
     context = flask.g.context
-    node = node_ident.read(context, ident, flask.g.version,
-                           'baremetal:node:get', flask.request.args)
+    node = tenancy.read(context, ident, flask.g.version,
+                        'baremetal:node:get', flask.request.args)
     children = objects.Node.list_fields(
         context, ('uuid',), filters={'parent_node': node.uuid})
     listed = '%s?parent_node=%s' % (responses.url('nodes'), node.uuid)

@@ -33,7 +33,6 @@ from ironic_steps.api import errors
 from ironic_steps.api import identifiers
 from ironic_steps.api import json_suffix
 from ironic_steps.api import lanes
-from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
 from ironic_steps.api import query
@@ -67,11 +66,13 @@ class Parent:
 
 
 def node_uuid(context, ident, version):
-    """The UUID of the node ``ident`` (UUID or name) names.
+    """The UUID of the node ``ident`` (UUID or name) names, one the
+    caller may see.
 
     :raises NodeNotFound:
     """
-    return node_ident.get_row(context, ident, version).uuid
+    return tenancy.node_row('baremetal:node:get', context, ident,
+                            version).uuid
 
 
 class Resource:

@@ -3,6 +3,7 @@
 import base64
 import logging
 import os
+import re
 
 import bcrypt
 import ddt
@@ -249,9 +250,8 @@ class PolicyRulesTest(base.ApiTestCase):
         atom = (r'(@|role:\w+|system_scope:all|'
                 r'project_id:%\((node|allocation)\.(owner|lessee)\)s)')
         for rule in policy.list_rules():
-            words = rule.check_str.replace('(', ' ').replace(')s', '@S@')
-            words = words.replace(')', ' ').replace('@S@', ')s').split()
-            for word in words:
+            for word in re.findall(r'project_id:%\(\w+\.\w+\)s|[^\s()]+',
+                                   rule.check_str):
                 if word not in ('and', 'or'):
                     self.assertRegex(word, '^%s$' % atom, rule.name)
 

@@ -323,6 +323,7 @@ def _system_rules(name, what, collection, ident, reads, writes):
 
 
 _ALLOCATION = '/allocations/{allocation_id}'
+_RUNBOOK_WRITER = 'role:admin or role:manager or role:member or role:service'
 
 OTHER_RULES = [
     rule('baremetal:node:ipa_heartbeat', '@',
@@ -356,34 +357,35 @@ OTHER_RULES = [
     *_system_rules('deploy_template', 'deploy templates',
                    'deploy_templates', 'deploy_template_ident',
                    SYSTEM_READER, SYSTEM_ADMIN),
-    # Runbooks: system callers only here (Ironic also lets a project
-    # manager keep runbooks its project owns; not served yet).
-    rule('baremetal:runbook:get', SYSTEM_READER,
+    # Runbooks: which runbooks a project caller sees and changes (public
+    # ones and its project's) is runbook_access's, as Ironic's
+    # runbook.owner rules say; these rules say which roles may.
+    rule('baremetal:runbook:get', API_READER,
          'Show a runbook and its traits.',
          [('GET', '/runbooks/{runbook_ident}'),
-          ('GET', '/runbooks/{runbook_ident}/traits')], SYSTEM),
-    rule('baremetal:runbook:list', SYSTEM_READER, 'List runbooks.',
-         [('GET', '/runbooks'), ('GET', '/runbooks/detail')], SYSTEM),
-    rule('baremetal:runbook:create', SYSTEM_MEMBER, 'Create a runbook.',
-         [('POST', '/runbooks')], SYSTEM),
-    rule('baremetal:runbook:update', SYSTEM_MEMBER,
+          ('GET', '/runbooks/{runbook_ident}/traits')]),
+    rule('baremetal:runbook:list', API_READER, 'List runbooks.',
+         [('GET', '/runbooks'), ('GET', '/runbooks/detail')]),
+    rule('baremetal:runbook:create', _RUNBOOK_WRITER, 'Create a runbook.',
+         [('POST', '/runbooks')]),
+    rule('baremetal:runbook:update', _RUNBOOK_WRITER,
          'Change a runbook or its traits.',
          [('PATCH', '/runbooks/{runbook_ident}'),
           ('PUT', '/runbooks/{runbook_ident}/traits'),
           ('PUT', '/runbooks/{runbook_ident}/traits/{trait}'),
           ('DELETE', '/runbooks/{runbook_ident}/traits'),
-          ('DELETE', '/runbooks/{runbook_ident}/traits/{trait}')], SYSTEM),
-    rule('baremetal:runbook:update:owner', SYSTEM_MEMBER,
+          ('DELETE', '/runbooks/{runbook_ident}/traits/{trait}')]),
+    rule('baremetal:runbook:update:owner', 'role:admin',
          'Change the owner of a runbook (a PATCH of /owner).',
-         [('PATCH', '/runbooks/{runbook_ident}')], SYSTEM),
-    rule('baremetal:runbook:update:public', SYSTEM_MEMBER,
+         [('PATCH', '/runbooks/{runbook_ident}')]),
+    rule('baremetal:runbook:update:public', 'role:admin',
          'Make a runbook public or private (a PATCH of /public).',
-         [('PATCH', '/runbooks/{runbook_ident}')], SYSTEM),
-    rule('baremetal:runbook:delete', SYSTEM_MEMBER, 'Delete a runbook.',
-         [('DELETE', '/runbooks/{runbook_ident}')], SYSTEM),
-    rule('baremetal:runbook:use', SYSTEM_MEMBER,
+         [('PATCH', '/runbooks/{runbook_ident}')]),
+    rule('baremetal:runbook:delete', _RUNBOOK_WRITER, 'Delete a runbook.',
+         [('DELETE', '/runbooks/{runbook_ident}')]),
+    rule('baremetal:runbook:use', _RUNBOOK_WRITER,
          'Run a runbook on a node (the clean target with a runbook).',
-         [('PUT', _node('/states/provision'))], SYSTEM),
+         [('PUT', _node('/states/provision'))]),
     rule('baremetal:allocation:get', ALLOCATION_READER,
          'Show an allocation. A project caller who may not see it is '
          'answered 404.',
@@ -394,9 +396,14 @@ OTHER_RULES = [
     rule('baremetal:allocation:list_all', SYSTEM_READER,
          'List every allocation, whoever owns it.',
          [('GET', '/allocations')], SYSTEM),
-    rule('baremetal:allocation:create', SYSTEM_MEMBER,
+    rule('baremetal:allocation:create',
+         _any(SYSTEM_MEMBER, 'role:admin or role:manager or role:member'),
          'Create an allocation: ask for a node, or backfill a deployed '
-         'one.', [('POST', '/allocations')], SYSTEM),
+         "one. A project caller's allocation is its project's, and takes "
+         'a node its project owns or leases.', [('POST', '/allocations')]),
+    rule('baremetal:allocation:create_restricted', SYSTEM_MEMBER,
+         'Create an allocation for another owner than the caller\'s '
+         'project.', [('POST', '/allocations')], SYSTEM),
     rule('baremetal:allocation:update', ALLOCATION_MEMBER,
          'Change the name and extra of an allocation.',
          [('PATCH', _ALLOCATION)]),

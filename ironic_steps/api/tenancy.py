@@ -247,6 +247,31 @@ def allocation_target(allocation):
             else {})
 
 
+def authorize_allocation_create(context, values, backfilled):
+    """Check that ``context`` may create the allocation of ``values``
+    (the checked body), backfilling the node row ``backfilled`` (or
+    None).  A project caller's allocation is its project's (``owner`` set
+    in ``values``), unless ``baremetal:allocation:create_restricted``
+    lets it name another; its node one it sees (the conductor gives it
+    only nodes its project owns or leases).
+
+    :raises Forbidden:
+    :raises NotOwnProject: for another owner, without create_restricted.
+    :raises NodeNotFound: for a backfilled node the caller may not see.
+    """
+    policy.authorize('baremetal:allocation:create', context)
+    if policy.is_system(context):
+        return
+    project = context.project_id
+    owner = values.setdefault('owner', project)
+    if owner != project and not policy.allowed(
+            'baremetal:allocation:create_restricted', context):
+        raise exception.NotOwnProject(project=project, owner=owner,
+                                      what='allocations')
+    if backfilled is not None:
+        authorize_node(NODE_GET, context, backfilled)
+
+
 def allocation(rule, context, find, ident):
     """The allocation ``find()`` returns, which ``context`` may do
     ``rule`` to (scoped by the allocation's owner).
@@ -289,7 +314,8 @@ def authorize_create(context, payload, version):
         return   # the schema says what is wrong with it
     owner = payload.setdefault('owner', project)
     if owner != project:
-        raise exception.NotOwnProject(project=project, owner=owner)
+        raise exception.NotOwnProject(project=project, owner=owner,
+                                      what='nodes')
 
 
 def node_to_delete(context, ident, version):

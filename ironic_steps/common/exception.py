@@ -210,7 +210,7 @@ class NotAcceptable(IronicStepsException):
 
 class NotOwnProject(ForbiddenAction):
     _msg_fmt = ('A caller scoped to project %(project)s may only create '
-                'nodes its project owns; owner %(owner)s is another '
+                '%(what)s its project owns; owner %(owner)s is another '
                 'project.')
 
 

@@ -27,7 +27,6 @@ from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import tenancy
@@ -174,7 +173,6 @@ def _backfilled_node(context, values, version):
 @blueprint.post('')
 def create():
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:allocation:create', context)
     values = body.json_body()
     if isinstance(values, dict):
         values = dict(values)
@@ -185,6 +183,7 @@ def create():
                                                    'allocation')
     values = {field: value for field, value in values.items()
               if value is not None}
+    tenancy.authorize_allocation_create(context, values, node)
     if not values.get('resource_class'):
         if node is None:
             raise exception.MissingParameterValue(

@@ -24,8 +24,11 @@ def list_children(ident):
     context = flask.g.context
     node = tenancy.read(context, ident, flask.g.version,
                         'baremetal:node:get', flask.request.args)
-    children = objects.Node.list_fields(
-        context, ('uuid',), filters={'parent_node': node.uuid})
+    filters = {'parent_node': node.uuid}
+    project = tenancy.list_project('node', context)
+    if project is not None:
+        filters['project'] = project   # another project's are not shown
+    children = objects.Node.list_fields(context, ('uuid',), filters=filters)
     listed = '%s?parent_node=%s' % (responses.url('nodes'), node.uuid)
     return responses.json_response({
         'children': [child.uuid for child in children],

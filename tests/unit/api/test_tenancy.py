@@ -7,6 +7,7 @@ Project A owns node-a and leases it to project L; project B owns node-b.
 
 import base64
 import os
+import time
 
 import bcrypt
 import ddt
@@ -277,3 +278,59 @@ class RedactionShapesTest(base.ApiTestCase):
             'last_error'])
         self.assertEqual((), tenancy.extra_columns(self.context.__class__(
             system_scope='all', roles=['admin'])))
+
+
+class AllocationTenancyTest(TenancyTestCase):
+
+    def allocate(self, user, expected=201, **fields):
+        response = self.as_user(user, 'POST', '/v1/allocations',
+                                version='1.80', json=fields)
+        self.assertEqual(expected, response.status_code, response.data)
+        return response.get_json()
+
+    def settled(self, uuid, timeout=10):
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.as_user('sysreader', 'GET', '/v1/allocations/' + uuid,
+                                 version='1.80').get_json()
+            if shown['state'] != 'allocating':
+                return shown
+            if time.monotonic() > deadline:
+                self.fail('allocation %s still allocating' % uuid)
+            time.sleep(0.02)
+
+    def test_a_project_member_s_allocation_is_its_project_s(self):
+        made = self.allocate('l-member', resource_class='gold')
+        self.assertEqual('proj-l', made['owner'])
+        refused = self.as_user('l-member', 'POST', '/v1/allocations',
+                               version='1.80', json={
+                                   'resource_class': 'gold',
+                                   'owner': 'proj-b'})
+        self.assertError(refused, 403, 'proj-l', 'proj-b')
+        self.assertEqual(1, len(objects.Allocation.list(self.context)))
+
+    def test_a_lessee_s_allocation_gets_a_node_it_leases(self):
+        # Given an available node owned by proj-x and leased to proj-l,
+        # and another one proj-l neither owns nor leases
+        self.make_available(name='other', resource_class='gold',
+                            owner='proj-b')
+        leased = self.make_available(name='leased', resource_class='gold',
+                                     owner='proj-x', lessee='proj-l')
+        made = self.allocate('l-member', resource_class='gold')
+        self.assertEqual(leased.uuid, self.settled(made['uuid'])['node_uuid'])
+
+    def test_allocations_are_scoped_by_their_owner(self):
+        a = self.allocate('sysadmin', resource_class='gold', owner='proj-a')
+        b = self.allocate('sysadmin', resource_class='gold', owner='proj-b')
+        listed = self.as_user('a-reader', 'GET', '/v1/allocations',
+                              version='1.80').get_json()['allocations']
+        self.assertEqual([a['uuid']], [x['uuid'] for x in listed])
+        for method in ('GET', 'DELETE'):
+            response = self.as_user('a-member', method,
+                                    '/v1/allocations/' + b['uuid'],
+                                    version='1.80')
+            self.assertError(response, 404, b['uuid'])
+        self.assertError(self.as_user(
+            'a-reader', 'DELETE', '/v1/allocations/' + a['uuid'],
+            version='1.80'), 403, 'baremetal:allocation:delete')
+        self.assertEqual(2, len(objects.Allocation.list(self.context)))

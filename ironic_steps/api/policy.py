@@ -113,7 +113,10 @@ def authorize_steps(context, steps, node=None):
     target = dict(context.to_policy_values())
     if node is not None:
         row = node()
-        target.update({'node.owner': row.owner, 'node.lessee': row.lessee})
+        # Only those the node has: an empty one must match no caller
+        # (oslo.policy would compare "None" with a caller's None).
+        target.update({key: value for key, value in (
+            ('node.owner', row.owner), ('node.lessee', row.lessee)) if value})
     for rule in rules:
         # enforce(), not authorize(): these rules exist only in the file.
         enforcer.enforce(rule, target, context, do_raise=True,

@@ -111,6 +111,13 @@ class NodeVisibilityTest(TenancyTestCase):
                                 version='latest')
         self.assertError(response, 404, 'node-b')
 
+    def test_a_project_list_shows_the_fields_asked_for_only(self):
+        listed = self.as_user('a-reader', 'GET', '/v1/nodes?fields=name',
+                              version='1.80').get_json()['nodes']
+        self.assertEqual([{'name': 'node-a'}],
+                         [{k: v for k, v in n.items() if k != 'links'}
+                          for n in listed])
+
     def test_a_lessee_sees_the_fields_below_the_threshold_redacted(self):
         body = self.as_user('l-member', 'GET', '/v1/nodes/node-a',
                             version='1.80').get_json()

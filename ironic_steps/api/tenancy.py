@@ -31,7 +31,9 @@ states), asks here, with the rule of its endpoint, instead of asking
   moves from, the rule that shows it; a project admin creates and deletes
   nodes its project owns from API 1.80 (:func:`authorize_create`,
   :func:`node_to_delete`).
-* Allocations are scoped by their own ``owner`` (:func:`authorize_allocation`).
+* Allocations are scoped by their own ``owner`` (:func:`allocation`); a
+  project caller's new one is its project's
+  (:func:`authorize_allocation_create`).
 
 Not here: the rules themselves (:mod:`policy_defaults`), enforcing them
 (:mod:`policy`), masking of secrets (:mod:`node_view`).
@@ -195,15 +197,6 @@ def node_object(rule, context, ident, version):
     return node
 
 
-def node_uuid(rule, context, ident, version):
-    """As :func:`node_row`, the node's UUID, for a request the conductor
-    carries out (a system caller's UUID costs no query, as before)."""
-    if policy.is_system(context):
-        authorize_node(rule, context, None)
-        return node_ident.get_uuid(context, ident, version)
-    return node_row(rule, context, ident, version).uuid
-
-
 def list_project(kind, context):
     """The project whose records of ``kind`` ('node', 'port', ...) a list
     shows, or None for all of them.
@@ -242,7 +235,7 @@ def redact_nodes(context, pairs):
                 body[field] = _shown_instead(field)
 
 
-def allocation_target(allocation):
+def _allocation_target(allocation):
     return ({'allocation.owner': allocation.owner} if allocation.owner
             else {})
 
@@ -284,7 +277,7 @@ def allocation(rule, context, find, ident):
         policy.authorize(rule, context)
         return find()
     found = find()
-    target = allocation_target(found)
+    target = _allocation_target(found)
     if not policy.allowed('baremetal:allocation:get', context, target):
         raise exception.AllocationNotFound(allocation=ident)
     policy.authorize(rule, context, target)

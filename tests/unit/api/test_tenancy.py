@@ -13,7 +13,7 @@ import bcrypt
 import ddt
 import fixtures
 
-from ironic_steps.api import tenancy
+from ironic_steps.common import exception
 from ironic_steps import objects
 from tests.unit.api import base
 
@@ -277,16 +277,6 @@ class NodeRecordsTest(TenancyTestCase):
             self.assertEqual(403, response.status_code, path)
 
 
-class RedactionShapesTest(base.ApiTestCase):
-
-    def test_a_noauth_caller_is_a_system_caller_and_sees_all(self):
-        self.create_node(name='n', owner='p', last_error=SECRET)
-        self.assertEqual(SECRET, self.get('/v1/nodes/n').get_json()[
-            'last_error'])
-        self.assertEqual((), tenancy.extra_columns(self.context.__class__(
-            system_scope='all', roles=['admin'])))
-
-
 class AllocationTenancyTest(TenancyTestCase):
 
     def allocate(self, user, expected=201, **fields):
@@ -341,3 +331,41 @@ class AllocationTenancyTest(TenancyTestCase):
             'a-reader', 'DELETE', '/v1/allocations/' + a['uuid'],
             version='1.80'), 403, 'baremetal:allocation:delete')
         self.assertEqual(2, len(objects.Allocation.list(self.context)))
+
+
+@ddt.ddt
+class RolesFileTest(base.ApiTestCase):
+
+    @ddt.data(('carol: [member]\n', 'user carol must be a mapping'),
+              ('carol: {roles: member}\n', 'roles of user carol must be a '
+                                           'list'),
+              ('carol: {roles: [member], project: 7}\n',
+               'project of user carol'),
+              ('carol: {roles: [member], projects: p}\n', 'carol'),
+              ('- carol\n', 'must map user names'),
+              ('carol: {roles: [member\n', 'cannot be read'))
+    @ddt.unpack
+    def test_a_wrong_roles_file_stops_the_start_naming_what_is_wrong(
+            self, content, named):
+        directory = self.useFixture(fixtures.TempDir()).path
+        htpasswd = os.path.join(directory, 'htpasswd')
+        with open(htpasswd, 'w') as users:
+            users.write('carol:%s\n' % bcrypt.hashpw(
+                b'pw', bcrypt.gensalt(4)).decode())
+        roles = os.path.join(directory, 'roles.yaml')
+        with open(roles, 'w') as written:
+            written.write(content)
+        self.config(auth_strategy='http_basic')
+        self.config(http_basic_auth_user_file=htpasswd,
+                    http_basic_roles_file=roles, group='api')
+        error = self.assertRaises(exception.RolesFileInvalid,
+                                  self.make_client)
+        self.assertIn(roles, str(error))
+        self.assertIn(named, str(error))
+
+    def test_a_client_cannot_name_its_own_project_or_roles(self):
+        # noauth: whatever headers say, the caller is a system admin.
+        self.create_node(name='n', owner='someone', last_error=SECRET)
+        response = self.get('/v1/nodes/n', headers={
+            'X-Project-Id': 'other', 'X-Roles': 'reader'})
+        self.assertEqual(SECRET, response.get_json()['last_error'])

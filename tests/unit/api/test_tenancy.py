@@ -138,6 +138,17 @@ class NodeVisibilityTest(TenancyTestCase):
         self.assertEqual(SECRET, body['last_error'])
         self.assertEqual('10.0.0.9', body['driver_info']['ipmi_address'])
 
+    @ddt.data(('a-reader', 200), ('l-member', 403), ('l-admin', 403),
+              ('sysreader', 200))
+    @ddt.unpack
+    def test_a_nodes_history_is_for_its_owner_not_its_lessee(
+            self, user, status):
+        response = self.as_user(user, 'GET', '/v1/nodes/node-a/history',
+                                version='latest')
+        self.assertEqual(status, response.status_code, response.data)
+        if status == 403:
+            self.assertError(response, 403, 'baremetal:node:history:get')
+
     def test_a_lessee_cannot_copy_a_hidden_field_somewhere_it_sees(self):
         response = self.as_user(
             'l-member', 'PATCH', '/v1/nodes/node-a', json=[

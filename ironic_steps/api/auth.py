@@ -4,16 +4,18 @@
 the application:
 
 ``noauth``
-    Every caller is an administrator.  Only for an API on a loopback
+    Every caller is a system administrator.  Only for an API on a loopback
     address (the default ``[api] host_ip``).
 ``http_basic``
     oslo.middleware's HTTP basic authentication against the bcrypt
     htpasswd file ``[api] http_basic_auth_user_file``, at a bounded cost
     (:mod:`password_checks`: good credentials remembered, unknown users
-    as slow as known ones, 429 for an address that keeps failing).  A user listed in
-    ``[api] reader_users`` gets the ``reader`` role, any other user of the
-    file ``admin`` (see :mod:`ironic_steps.api.policy` for what each may
-    do).
+    as slow as known ones, 429 for an address that keeps failing).  The
+    roles and project of a user are those ``[api] http_basic_roles_file``
+    gives (:mod:`basic_roles`); a user it does not name gets the
+    ``reader`` role if listed in ``[api] reader_users``, else ``admin``,
+    system scoped (see :mod:`ironic_steps.api.policy_defaults` for what
+    each may do).
 ``keystone``
     Keystone tokens, checked by keystonemiddleware as in Ironic
     (:mod:`ironic_steps.api.keystone`): the context carries the token's
@@ -33,6 +35,7 @@ from oslo_middleware import basic_auth
 import webob
 import webob.exc
 
+from ironic_steps.api import basic_roles
 from ironic_steps.api import errors
 from ironic_steps.api import keystone
 from ironic_steps.api import password_checks
@@ -44,9 +47,10 @@ from ironic_steps.conf import CONF
 _USER_ID = 'HTTP_X_USER_ID'
 _USER_NAME = 'HTTP_X_USER_NAME'
 _ROLES = 'HTTP_X_ROLES'
+_PROJECT_ID = 'HTTP_X_PROJECT_ID'
 
-ADMIN_ROLE = 'admin'
-READER_ROLE = 'reader'
+ADMIN_ROLE = basic_roles.ADMIN_ROLE
+READER_ROLE = basic_roles.READER_ROLE
 
 #: bcrypt reads no more of a password.
 _BCRYPT_MAX_BYTES = 72
@@ -54,10 +58,11 @@ _BCRYPT_MAX_BYTES = 72
 _PUBLIC_PATHS = public_routes.PATTERN
 
 
-def _set_identity(environ, user, roles):
+def _set_identity(environ, user, roles, project=None):
     environ[_USER_ID] = user
     environ[_USER_NAME] = user
     environ[_ROLES] = ','.join(roles)
+    environ[_PROJECT_ID] = project or ''
 
 
 #: The answer's header that names the request's id, as Ironic's does.
@@ -87,10 +92,16 @@ def request_context(environ):
         return keystone.request_context(environ)
     roles = [r for r in environ.get(_ROLES, '').split(',') if r]
     request_id = environ.get(_REQUEST_ID)
+    project = environ.get(_PROJECT_ID) or None
+    # Without a project, a user is a system user (as the noauth caller
+    # is): the scope the rules of policy_defaults give every node to.
+    scope = {'project_id': project} if project else (
+        {'system_scope': 'all'} if roles else {})
     return context.RequestContext(
         user_id=environ.get(_USER_ID) or None,
         user_name=environ.get(_USER_NAME) or None,
-        roles=roles, is_admin=ADMIN_ROLE in roles, overwrite=True,
+        roles=roles, is_admin=ADMIN_ROLE in roles and not project,
+        overwrite=True, **scope,
         **({'request_id': request_id} if request_id else {}))
 
 
@@ -106,15 +117,18 @@ class NoAuthMiddleware:
 
 
 class _Roles:
-    """After authentication: the roles of the user the file vouched for."""
+    """After authentication: the roles and project of the user the file
+    vouched for."""
 
     def __init__(self, application):
         self.application = application
+        self._grants = basic_roles.load(CONF.api.http_basic_roles_file)
 
     def __call__(self, environ, start_response):
         user = environ['HTTP_X_USER_NAME']
-        role = READER_ROLE if user in CONF.api.reader_users else ADMIN_ROLE
-        _set_identity(environ, user, [role])
+        grant = basic_roles.grant_of(self._grants, user,
+                                     CONF.api.reader_users)
+        _set_identity(environ, user, grant.roles, grant.project)
         return self.application(environ, start_response)
 
 

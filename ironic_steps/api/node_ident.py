@@ -8,7 +8,7 @@ matched whole (see :mod:`identifiers`).  Names identify nodes from API
 1.5, as in Ironic, and below 1.10 only host names do; before 1.5, only
 UUIDs do.  Every lookup of a node in a URL passes the request's version,
 so these gates hold on every endpoint (and so does the ``.json`` suffix
-of :mod:`json_suffix`, below 1.91); :func:`blueprint` and :func:`read`
+of :mod:`json_suffix`, below 1.91); :func:`blueprint` and :func:`tenancy.read`
 are what a read-only endpoint under a node (its inventory, its children)
 is made of.
 """
@@ -18,8 +18,6 @@ from oslo_utils import strutils
 
 from ironic_steps.api import identifiers
 from ironic_steps.api import json_suffix
-from ironic_steps.api import policy
-from ironic_steps.api import query
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps import objects
@@ -88,20 +86,6 @@ def blueprint(name, path, minor):
                            url_prefix='/v1/nodes/<ident>/%s' % path)
     versions.gate(made, minor)
     return made
-
-
-def read(context, ident, version, rule, args):
-    """The row of the node called ``ident``, for a read of something of
-    it that needs the policy ``rule`` and takes no query parameters
-    (``args``, the request's).
-
-    :raises Forbidden:
-    :raises InvalidParameterValue: naming a query parameter given.
-    :raises NodeNotFound:
-    """
-    policy.authorize(rule, context)
-    query.check_known(args, ())
-    return get_row(context, ident, version)
 
 
 def get_uuid(context, ident, version):

@@ -1,10 +1,10 @@
-"""Who may do what through the API: oslo.policy rules, defined in code.
+"""Who may do what through the API: the oslo.policy enforcer.
 
-Three roles, as Keystone names them: ``admin`` and ``member`` may read and
-change nodes (and their traits), deploy templates and runbooks, ``reader``
-may only read (nodes, their traits and BIOS settings, templates,
-runbooks, ...).  Agents
-heartbeat without credentials.  Operators override any rule in
+The rules in code are Ironic's secure RBAC defaults
+(:mod:`ironic_steps.api.policy_defaults`: system and project scope,
+admin/member/reader, owner and lessee); which target each request is
+checked against is :mod:`ironic_steps.api.tenancy`'s.  Agents heartbeat
+without credentials.  Operators override any rule in
 ``[oslo_policy] policy_file``; ``oslopolicy-sample-generator --namespace
 ironic-steps`` lists them all (see :func:`list_rules`).
 
@@ -22,265 +22,28 @@ import threading
 from oslo_policy import policy
 
 from ironic_steps.api import errors
+from ironic_steps.api import policy_defaults
 from ironic_steps.common import step_kinds
 from ironic_steps.conf import CONF
 from ironic_steps import release_mappings
 
-# Written out in roles rather than through alias rules: each level of
-# rule:... indirection costs a request about 0.05 ms in oslo.policy.
-_READ = 'role:admin or role:member or role:reader'
-_WRITE = 'role:admin or role:member'
-_ADMIN = 'role:admin'
-
-
-def _rule(name, check, description, *operations):
-    return policy.DocumentedRuleDefault(
-        name, check, description,
-        [{'method': method, 'path': path} for method, path in operations])
-
-
-def _resource_rules(name, what, collection, ident):
-    """get/list/create/update/delete of one kind of record."""
-    top = '/' + collection
-    item = '%s/{%s}' % (top, ident)
-    return [
-        _rule('baremetal:%s:get' % name, _READ, 'Show a %s.' % what,
-              ('GET', item)),
-        _rule('baremetal:%s:list' % name, _READ, 'List %s.' % collection,
-              ('GET', top), ('GET', top + '/detail')),
-        _rule('baremetal:%s:create' % name, _WRITE, 'Create a %s.' % what,
-              ('POST', top)),
-        _rule('baremetal:%s:update' % name, _WRITE, 'Change a %s.' % what,
-              ('PATCH', item)),
-        _rule('baremetal:%s:delete' % name, _WRITE, 'Delete a %s.' % what,
-              ('DELETE', item)),
-    ]
-
-
-_RESOURCE_RULES = (
-    _resource_rules('chassis', 'chassis', 'chassis', 'chassis_id')
-    + _resource_rules('port', 'port', 'ports', 'port_id')
-    + _resource_rules('portgroup', 'portgroup', 'portgroups',
-                      'portgroup_ident')
-    # Connectors and targets share Ironic's baremetal:volume:* rules.
-    + [_rule('baremetal:volume:%s' % action, check,
-             '%s volume connectors and targets.' % verb, *operations)
-       for action, check, verb, operations in (
-           ('get', _READ, 'Show', (('GET', '/volume/connectors/{id}'),
-                                   ('GET', '/volume/targets/{id}'))),
-           ('list', _READ, 'List', (('GET', '/volume/connectors'),
-                                    ('GET', '/volume/targets'))),
-           ('create', _WRITE, 'Create', (('POST', '/volume/connectors'),
-                                         ('POST', '/volume/targets'))),
-           ('update', _WRITE, 'Change', (
-               ('PATCH', '/volume/connectors/{id}'),
-               ('PATCH', '/volume/targets/{id}'))),
-           ('delete', _WRITE, 'Delete', (
-               ('DELETE', '/volume/connectors/{id}'),
-               ('DELETE', '/volume/targets/{id}'))))]
-    + [_rule('baremetal:node:vif:list', _READ, "List a node's VIFs.",
-             ('GET', '/nodes/{node_ident}/vifs')),
-       _rule('baremetal:node:vif:attach', _WRITE,
-             'Attach a VIF to a port or portgroup of a node.',
-             ('POST', '/nodes/{node_ident}/vifs')),
-       _rule('baremetal:node:vif:detach', _WRITE, 'Detach a VIF from a node.',
-             ('DELETE', '/nodes/{node_ident}/vifs/{vif_id}'))]
-)
-
-_RULES = [
-    _rule('baremetal:node:get', _READ, 'Show a node and its states.',
-          ('GET', '/nodes/{node_ident}'),
-          ('GET', '/nodes/{node_ident}/states')),
-    _rule('baremetal:node:list', _READ, 'List nodes.',
-          ('GET', '/nodes'), ('GET', '/nodes/detail')),
-    _rule('baremetal:node:create', _WRITE, 'Create a node.',
-          ('POST', '/nodes')),
-    _rule('baremetal:node:update', _WRITE, 'Change a node\'s fields.',
-          ('PATCH', '/nodes/{node_ident}')),
-    _rule('baremetal:node:delete', _WRITE, 'Delete a node.',
-          ('DELETE', '/nodes/{node_ident}')),
-    _rule('baremetal:node:set_provision_state', _WRITE,
-          'Manage, provide, deploy, rebuild, clean, abort or tear down a '
-          'node.',
-          ('PUT', '/nodes/{node_ident}/states/provision')),
-    _rule('baremetal:node:set_power_state', _WRITE,
-          'Power a node on or off, or reboot it.',
-          ('PUT', '/nodes/{node_ident}/states/power')),
-    _rule('baremetal:node:set_raid_state', _WRITE,
-          'Set the target RAID configuration of a node.',
-          ('PUT', '/nodes/{node_ident}/states/raid')),
-    _rule('baremetal:node:set_boot_mode', _WRITE,
-          'Set the boot mode of a node.',
-          ('PUT', '/nodes/{node_ident}/states/boot_mode')),
-    _rule('baremetal:node:set_secure_boot', _WRITE,
-          'Turn secure boot on or off on a node.',
-          ('PUT', '/nodes/{node_ident}/states/secure_boot')),
-    _rule('baremetal:node:set_maintenance', _WRITE,
-          'Put a node in maintenance.',
-          ('PUT', '/nodes/{node_ident}/maintenance')),
-    _rule('baremetal:node:clear_maintenance', _WRITE,
-          'Take a node out of maintenance.',
-          ('DELETE', '/nodes/{node_ident}/maintenance')),
-    _rule('baremetal:node:validate', _WRITE,
-          'Check what each interface of a node needs.',
-          ('GET', '/nodes/{node_ident}/validate')),
-    _rule('baremetal:node:traits:list', _READ, 'List a node\'s traits.',
-          ('GET', '/nodes/{node_ident}/traits')),
-    _rule('baremetal:node:traits:set', _WRITE,
-          'Add a trait to a node, or replace all its traits.',
-          ('PUT', '/nodes/{node_ident}/traits'),
-          ('PUT', '/nodes/{node_ident}/traits/{trait}')),
-    _rule('baremetal:node:traits:delete', _WRITE,
-          'Remove one or all traits of a node.',
-          ('DELETE', '/nodes/{node_ident}/traits'),
-          ('DELETE', '/nodes/{node_ident}/traits/{trait}')),
-    _rule('baremetal:node:bios:get', _READ,
-          'List and show the BIOS settings cached for a node.',
-          ('GET', '/nodes/{node_ident}/bios'),
-          ('GET', '/nodes/{node_ident}/bios/{setting_name}')),
-    _rule('baremetal:node:get_boot_device', _READ,
-          'Show the boot device of a node, and the devices it supports.',
-          ('GET', '/nodes/{node_ident}/management/boot_device'),
-          ('GET', '/nodes/{node_ident}/management/boot_device/supported')),
-    _rule('baremetal:node:set_boot_device', _WRITE,
-          'Set the boot device of a node.',
-          ('PUT', '/nodes/{node_ident}/management/boot_device')),
-    _rule('baremetal:node:get_console', _READ,
-          'Show whether the console of a node is enabled.',
-          ('GET', '/nodes/{node_ident}/states/console')),
-    _rule('baremetal:node:set_console_state', _WRITE,
-          'Enable or disable the console of a node.',
-          ('PUT', '/nodes/{node_ident}/states/console')),
-    _rule('baremetal:node:vendor_passthru', _WRITE,
-          'List the vendor passthru methods of a node.',
-          ('GET', '/nodes/{node_ident}/vendor_passthru/methods')),
-    _rule('baremetal:node:x-steps:history:get', _READ,
-          'Read the step history of a node (an ironic-steps extension).',
-          ('GET', '/nodes/{node_ident}/x-steps/history')),
-    _rule('baremetal:node:history:get', _READ,
-          'List and show the events in the history of a node.',
-          ('GET', '/nodes/{node_ident}/history'),
-          ('GET', '/nodes/{node_ident}/history/{event_ident}')),
-    _rule('baremetal:node:inventory:get', _READ,
-          'Show what the last inspection of a node found.',
-          ('GET', '/nodes/{node_ident}/inventory')),
-    _rule('baremetal:node:firmware:get', _READ,
-          'List the firmware components of a node and their versions.',
-          ('GET', '/nodes/{node_ident}/firmware')),
-    _rule('baremetal:node:vmedia:attach', _WRITE,
-          'Attach an image as a virtual media device of a node.',
-          ('POST', '/nodes/{node_ident}/vmedia')),
-    _rule('baremetal:node:vmedia:detach', _WRITE,
-          'Detach the virtual media devices of a node.',
-          ('DELETE', '/nodes/{node_ident}/vmedia')),
-    _rule('baremetal:node:vmedia:get', _READ,
-          'List the virtual media devices of a node.',
-          ('GET', '/nodes/{node_ident}/vmedia')),
-    _rule('baremetal:node:update:shard', _ADMIN,
-          'Set or change the shard of a node (a PATCH of /shard).',
-          ('PATCH', '/nodes/{node_ident}')),
-    _rule('baremetal:node:update:parent_node', _WRITE,
-          'Set or change the parent node of a node (a PATCH of '
-          '/parent_node).',
-          ('PATCH', '/nodes/{node_ident}')),
-    _rule('baremetal:shards:get', _READ,
-          'List the shards of nodes and how many nodes each has.',
-          ('GET', '/shards')),
-    _rule('baremetal:node:ipa_heartbeat', '@',
-          'An agent reports in; open to all, agents have no credentials '
-          '(they prove themselves with their agent token).',
-          ('POST', '/heartbeat/{node_ident}')),
-    _rule('baremetal:driver:ipa_lookup', '@',
-          'An agent looks its node up and gets its agent token, once; '
-          'open to all, agents have no credentials.',
-          ('GET', '/lookup')),
-    _rule('baremetal:driver:ipa_continue_inspection', '@',
-          'An agent posts the inventory of a node inspected in band; open '
-          'to all, agents have no credentials.',
-          ('POST', '/continue_inspection')),
-    _rule('baremetal:driver:get', _READ, 'List and show drivers.',
-          ('GET', '/drivers'), ('GET', '/drivers/{driver_name}')),
-    _rule('baremetal:driver:get_properties', _READ,
-          'Show what a driver reads from driver_info.',
-          ('GET', '/drivers/{driver_name}/properties')),
-    _rule('baremetal:driver:get_raid_logical_disk_properties', _READ,
-          'Show what a logical disk of a driver\'s RAID layout may say.',
-          ('GET', '/drivers/{driver_name}/raid/logical_disk_properties')),
-    _rule('baremetal:driver:vendor_passthru', _WRITE,
-          'List the vendor passthru methods of a driver.',
-          ('GET', '/drivers/{driver_name}/vendor_passthru/methods')),
-    _rule('baremetal:conductor:get', _READ, 'List and show conductors.',
-          ('GET', '/conductors'), ('GET', '/conductors/{hostname}')),
-    _rule('baremetal:deploy_template:get', _READ,
-          'List and show deploy templates.',
-          ('GET', '/deploy_templates'), ('GET', '/deploy_templates/detail'),
-          ('GET', '/deploy_templates/{deploy_template_ident}')),
-    _rule('baremetal:deploy_template:create', _WRITE,
-          'Create a deploy template.', ('POST', '/deploy_templates')),
-    _rule('baremetal:deploy_template:update', _WRITE,
-          'Change a deploy template.',
-          ('PATCH', '/deploy_templates/{deploy_template_ident}')),
-    _rule('baremetal:deploy_template:delete', _WRITE,
-          'Delete a deploy template.',
-          ('DELETE', '/deploy_templates/{deploy_template_ident}')),
-    _rule('baremetal:runbook:get', _READ,
-          'Show a runbook and its traits.',
-          ('GET', '/runbooks/{runbook_ident}'),
-          ('GET', '/runbooks/{runbook_ident}/traits')),
-    _rule('baremetal:runbook:list', _READ, 'List runbooks.',
-          ('GET', '/runbooks'), ('GET', '/runbooks/detail')),
-    _rule('baremetal:runbook:create', _WRITE, 'Create a runbook.',
-          ('POST', '/runbooks')),
-    _rule('baremetal:runbook:update', _WRITE,
-          'Change a runbook or its traits.',
-          ('PATCH', '/runbooks/{runbook_ident}'),
-          ('PUT', '/runbooks/{runbook_ident}/traits'),
-          ('PUT', '/runbooks/{runbook_ident}/traits/{trait}'),
-          ('DELETE', '/runbooks/{runbook_ident}/traits'),
-          ('DELETE', '/runbooks/{runbook_ident}/traits/{trait}')),
-    _rule('baremetal:runbook:update:owner', _ADMIN,
-          'Change the owner of a runbook (a PATCH of /owner).',
-          ('PATCH', '/runbooks/{runbook_ident}')),
-    _rule('baremetal:runbook:update:public', _ADMIN,
-          'Make a runbook public or private (a PATCH of /public).',
-          ('PATCH', '/runbooks/{runbook_ident}')),
-    _rule('baremetal:runbook:delete', _WRITE, 'Delete a runbook.',
-          ('DELETE', '/runbooks/{runbook_ident}')),
-    _rule('baremetal:runbook:use', _WRITE,
-          'Run a runbook on a node (the clean target with a runbook).',
-          ('PUT', '/nodes/{node_ident}/states/provision')),
-    *_RESOURCE_RULES,
-    _rule('baremetal:allocation:get', _READ, 'Show an allocation.',
-          ('GET', '/allocations/{allocation_id}'),
-          ('GET', '/nodes/{node_ident}/allocation')),
-    _rule('baremetal:allocation:list', _READ, 'List allocations.',
-          ('GET', '/allocations')),
-    _rule('baremetal:allocation:create', _WRITE,
-          'Create an allocation: ask for a node, or backfill a deployed '
-          'one.', ('POST', '/allocations')),
-    _rule('baremetal:allocation:update', _WRITE,
-          'Change the name and extra of an allocation.',
-          ('PATCH', '/allocations/{allocation_id}')),
-    _rule('baremetal:allocation:delete', _WRITE,
-          'Delete an allocation, releasing its node.',
-          ('DELETE', '/allocations/{allocation_id}'),
-          ('DELETE', '/nodes/{node_ident}/allocation')),
-]
-
 _enforcer = None
 _enforcer_lock = threading.Lock()
 
-#: (rule, roles) -> True: the grants of the rules in code, remembered.
-#: Each of those rules checks roles only (a test holds them to that), so
-#: its answer depends on the caller's roles alone; asking oslo.policy
-#: costs a request about 0.1 ms.  Refusals are not remembered.
+#: (rule, roles) -> True: the grants of the rules in code to system
+#: callers, remembered.  For a caller without a project, each of those
+#: rules looks at roles and the system scope only (a test holds them to
+#: that: their project branches compare a target with the caller's
+#: project, which it has not), so its answer depends on the caller's roles
+#: alone; asking oslo.policy costs a request about 0.1 ms.  Refusals are
+#: not remembered.
 _granted = {}
 _MAX_GRANTS = 1024
 
 
 def list_rules():
     """Every default rule (the ``oslo.policy.policies`` entry point)."""
-    return list(_RULES)
+    return policy_defaults.all_rules()
 
 
 def get_enforcer():
@@ -350,7 +113,10 @@ def authorize_steps(context, steps, node=None):
     target = dict(context.to_policy_values())
     if node is not None:
         row = node()
-        target.update({'node.owner': row.owner, 'node.lessee': row.lessee})
+        # Only those the node has: an empty one must match no caller
+        # (oslo.policy would compare "None" with a caller's None).
+        target.update({key: value for key, value in (
+            ('node.owner', row.owner), ('node.lessee', row.lessee)) if value})
     for rule in rules:
         # enforce(), not authorize(): these rules exist only in the file.
         enforcer.enforce(rule, target, context, do_raise=True,
@@ -358,17 +124,50 @@ def authorize_steps(context, steps, node=None):
                          roles=', '.join(context.roles) or '(none)')
 
 
+def is_system(context):
+    """Whether ``context`` is a system caller: a system-scoped token, the
+    noauth caller or an HTTP basic user without a project."""
+    return context.system_scope == 'all'
+
+
+def _refused(rule, context):
+    return errors.Forbidden(policy=rule,
+                            roles=', '.join(context.roles) or '(none)')
+
+
+def allowed(rule, context, target=None):
+    """Whether ``context`` may do ``rule`` on ``target``: a check, not a
+    refusal (what a view leaves out)."""
+    try:
+        authorize(rule, context, target)
+    except errors.Forbidden:
+        return False
+    return True
+
+
 def authorize(rule, context, target=None):
-    """:raises Forbidden: unless ``context`` may do ``rule``."""
+    """:raises Forbidden: unless ``context`` may do ``rule`` on ``target``
+    (``node.owner``, ``node.lessee``, ``allocation.owner``: those of
+    them the record has)."""
     enforcer = get_enforcer()
     # Only without a policy file: a file may hold rules of any kind, and
-    # oslo.policy reloads it when it changes.
+    # oslo.policy reloads it when it changes.  Only for system callers:
+    # a project caller's answer depends on the target.
     key = ((rule, frozenset(context.roles))
-           if target is None and not enforcer.use_conf else None)
+           if is_system(context) and not enforcer.use_conf else None)
     if key is not None and key in _granted:
         return
-    enforcer.authorize(
-        rule, target or {}, context, do_raise=True, exc=errors.Forbidden,
-        policy=rule, roles=', '.join(context.roles) or '(none)')
+    values = context.to_policy_values()
+    if target:
+        values = dict(values)
+        values.update(target)
+    try:
+        enforcer.authorize(
+            rule, values, context, do_raise=True, exc=errors.Forbidden,
+            policy=rule, roles=', '.join(context.roles) or '(none)')
+    except policy.InvalidScope as exc:
+        # A rule for system callers asked by a project caller, or the
+        # reverse: refused as any other refusal is.
+        raise _refused(rule, context) from exc
     if key is not None and len(_granted) < _MAX_GRANTS:
         _granted[key] = True

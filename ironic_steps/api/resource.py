@@ -33,12 +33,11 @@ from ironic_steps.api import errors
 from ironic_steps.api import identifiers
 from ironic_steps.api import json_suffix
 from ironic_steps.api import lanes
-from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -67,11 +66,13 @@ class Parent:
 
 
 def node_uuid(context, ident, version):
-    """The UUID of the node ``ident`` (UUID or name) names.
+    """The UUID of the node ``ident`` (UUID or name) names, one the
+    caller may see.
 
     :raises NodeNotFound:
     """
-    return node_ident.get_row(context, ident, version).uuid
+    return tenancy.node_row('baremetal:node:get', context, ident,
+                            version).uuid
 
 
 class Resource:
@@ -154,6 +155,12 @@ class Resource:
         raise exception.ResourceNotFound(what=self.what.capitalize(),
                                          ident=ident)
 
+    def _record(self, action, context, ident):
+        """The record ``ident`` names, which ``context`` may ``action``
+        (``:get``, ...): see :func:`tenancy.record`."""
+        return tenancy.record(self.rule + action, context,
+                              lambda: self.get(context, ident), self.what)
+
     # --- reading ----------------------------------------------------------
 
     def _filters(self, context, args, version):
@@ -183,11 +190,13 @@ class Resource:
         """A page of records, of one parent's if given."""
         self.check_exists(parent.since if parent else None)
         context, version = flask.g.context, flask.g.version
-        policy.authorize(self.rule + ':list', context)
+        project = tenancy.list_project(self.rule.split(':', 1)[1], context)
         args = flask.request.args
         query.check_known(args, self._list_params)
         fields = self.view.list_fields_for(args, version, detail_path)
         filters = self._filters(context, args, version)
+        if project is not None:
+            filters['nodes.project'] = project
         if parent is not None:
             filters[parent.field] = parent.resolve(context, parent_ident,
                                                    version)
@@ -209,11 +218,10 @@ class Resource:
     def show(self, ident):
         self.check_exists()
         context, version = flask.g.context, flask.g.version
-        policy.authorize(self.rule + ':get', context)
         query.check_known(flask.request.args, ('fields',))
         fields = self.view.parse_fields(flask.request.args.get('fields'),
                                         version)
-        item = self.get(context, ident)
+        item = self._record(':get', context, ident)
         return responses.json_response(self.view.body(item, version, fields))
 
     # --- writing ----------------------------------------------------------
@@ -221,13 +229,13 @@ class Resource:
     def create(self):
         self.check_exists()
         context, version = flask.g.context, flask.g.version
-        policy.authorize(self.rule + ':create', context)
         query.check_known(flask.request.args, ())
         values = self.schema.check_create(
             self._read_create_body(context, body.json_body(), version),
             version, self.what)
         if values.get('uuid') is None:
             values.pop('uuid', None)
+        tenancy.authorize_record_node(self.rule + ':create', context, values)
         values = self._prepare(context, values, None, version)
         item = self.object_class(context, **values)
         item.create()
@@ -238,12 +246,14 @@ class Resource:
     def update(self, ident):
         self.check_exists()
         context, version = flask.g.context, flask.g.version
-        policy.authorize(self.rule + ':update', context)
         query.check_known(flask.request.args, ())
         patch = body.json_body()
-        item = self.get(context, ident)
+        item = self._record(':update', context, ident)
         changes = patching.changes(item, patch, self.schema, version,
                                    self.empty)
+        # Moved to another node: one the caller may change too.
+        tenancy.authorize_record_node(self.rule + ':update', context,
+                                      changes)
         if changes:
             changes = self._prepare(context, changes, item, version)
             for field, value in changes.items():
@@ -254,9 +264,8 @@ class Resource:
     def delete(self, ident):
         self.check_exists()
         context = flask.g.context
-        policy.authorize(self.rule + ':delete', context)
         query.check_known(flask.request.args, ())
-        item = self.get(context, ident)
+        item = self._record(':delete', context, ident)
         self._before_delete(context, item)
         item.destroy()
         return responses.empty(204)

@@ -209,6 +209,12 @@ class NotAcceptable(IronicStepsException):
     code = http.HTTPStatus.NOT_ACCEPTABLE
 
 
+class NotOwnProject(ForbiddenAction):
+    _msg_fmt = ('A caller scoped to project %(project)s may only create '
+                '%(what)s its project owns; owner %(owner)s is another '
+                'project.')
+
+
 class RunbookNotOwned(ForbiddenAction):
     _msg_fmt = ('Runbook %(runbook)s is not owned by project %(project)s, '
                 'which may change only its own runbooks.')
@@ -405,6 +411,12 @@ class InvalidStepDefinition(IronicStepsException, ValueError):
     """A step decorator was applied with bad arguments (at import time)."""
 
     _msg_fmt = '@%(decorator)s on %(function)s: %(reason)s'
+
+
+class RolesFileInvalid(IronicStepsException, ValueError):
+    """``[api] http_basic_roles_file`` cannot be used (at start)."""
+
+    _msg_fmt = '[api] http_basic_roles_file %(path)s: %(problem)s'
 
 
 # --- hardware: a BMC said no, or did not answer ---------------------------

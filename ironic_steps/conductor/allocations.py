@@ -4,11 +4,11 @@ An allocation is processed in three parts:
 
 1. **Candidates** (:func:`candidates`): the nodes that could serve it, read
    in one query: ``available``, not in maintenance, without an instance,
-   with a known power state, of its resource class, owned by its owner
-   (if it names one), among its candidate nodes (if it lists them), with
-   all its traits.  Shuffled, so that allocations running side by side do
-   not all try the same node first; a node named as the allocation comes
-   first.
+   with a known power state, of its resource class, owned or leased by
+   its owner (if it names one, as in Ironic), among its candidate nodes
+   (if it lists them), with all its traits.  Shuffled, so that
+   allocations running side by side do not all try the same node first; a
+   node named as the allocation comes first.
 2. **Reservation** (:func:`allocate`): each candidate in turn, under its
    lock, checked again (it may have changed since it was read) and, if it
    still serves, given to the allocation in one transaction that also
@@ -105,7 +105,7 @@ def candidates(context, allocation):
                'provision_state': states.AVAILABLE,
                'associated': False, 'maintenance': False}
     if allocation.owner:
-        filters['owner'] = allocation.owner
+        filters['project'] = allocation.owner   # the owner or the lessee
     nodes = [node for node in objects.Node.list(context, filters=filters)
              if node.power_state is not None]
     if allocation.candidate_nodes:
@@ -119,7 +119,7 @@ def candidates(context, allocation):
         raise exception.AllocationFailed(
             uuid=allocation.uuid, error='%s resource class %s%s' % (
                 where, allocation.resource_class,
-                ' and owner %s' % allocation.owner
+                ' and owner or lessee %s' % allocation.owner
                 if allocation.owner else ''))
     if allocation.traits:
         nodes = [node for node in nodes

@@ -140,6 +140,16 @@ opts = [
                      'htpasswd file who may only read (they get the '
                      '"reader" role). Every other user of the file gets the '
                      '"admin" role and may change nodes.'),
+    cfg.StrOpt('http_basic_roles_file',
+               help='With auth_strategy = http_basic: a YAML file giving '
+                    'users of the htpasswd file their roles and, for a '
+                    'project-scoped user, a project: "<user>: {roles: '
+                    '[member], project: <project id>}". A user with a '
+                    'project sees and changes only the nodes that project '
+                    'owns or leases, as a Keystone project-scoped token '
+                    'would; one without is a system user (all nodes). '
+                    'Users the file does not name keep the role '
+                    'reader_users gives them. Read at start.'),
     cfg.IntOpt('ramdisk_heartbeat_timeout',
                default=300, min=1,
                help='Seconds within which an agent must heartbeat, as a '

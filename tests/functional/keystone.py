@@ -183,6 +183,11 @@ class KeystoneServer(fixtures.Fixture):
             self._call('PUT', '%s/users/%s/roles/%s' % (
                 targets[project], user_id, roles[role]))
 
+    def project_id(self, name):
+        """The id Keystone gave the project called ``name``."""
+        return self._call('GET', '/projects?name=%s' % name)[
+            'projects'][0]['id']
+
     def _create(self, kind, body):
         """The id of a new ``kind`` (``role``, ``project``, ...)."""
         return self._call('POST', '/%ss' % kind, {kind: body})[kind]['id']

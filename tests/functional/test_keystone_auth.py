@@ -104,19 +104,66 @@ class KeystoneAuthTest(KeystoneTestCase):
             self.assertIn('reader', fault(refusal))
         self.assertEqual('enroll', admin.node('node-1')['provision_state'])
 
-    def test_project_members_write_and_project_readers_only_read(self):
-        # Until projects scope nodes (owner, lessee), the roles decide.
-        member = self.keystone.token('member-a', project='project-a')
-        status, _, created = call(self.endpoint, 'POST', '/v1/nodes', member,
-                                  {'driver': 'fake-hardware'})
-        self.assertEqual(201, status, created)
-        reader = self.keystone.token('reader-b', project='project-b')
-        self.assertEqual(200, call(self.endpoint, 'GET', '/v1/nodes',
-                                   reader)[0])
-        status, _, refusal = call(self.endpoint, 'DELETE', '/v1/nodes/%s'
-                                  % created['uuid'], reader)
+    def test_projects_see_and_change_only_the_nodes_they_own_or_lease(self):
+        # Given node-a owned by project-a and leased to project-b, and
+        # node-b owned by project-b
+        admin = functional.RestClient(
+            self.endpoint, token=self.keystone.token('admin', system=True))
+        project_a = self.keystone.project_id('project-a')
+        project_b = self.keystone.project_id('project-b')
+        admin.request('POST', '/v1/nodes', {
+            'name': 'node-a', 'driver': 'fake-hardware', 'owner': project_a,
+            'lessee': project_b,
+            'driver_info': {'ipmi_address': '10.1.1.1'}})
+        admin.request('POST', '/v1/nodes', {
+            'name': 'node-b', 'driver': 'fake-hardware', 'owner': project_b})
+        member_a = self.keystone.token('member-a', project='project-a')
+        member_b = self.keystone.token('member-b', project='project-b')
+        reader_a = self.keystone.token('reader-a', project='project-a')
+        system_reader = self.keystone.token('system-reader', system=True)
+
+        def names(token):
+            status, _, listed = call(self.endpoint, 'GET', '/v1/nodes',
+                                     token)
+            self.assertEqual(200, status, listed)
+            return sorted(n['name'] for n in listed['nodes'])
+
+        # Then each project lists its own (owned or leased) nodes only
+        self.assertEqual(['node-a'], names(member_a))
+        self.assertEqual(['node-a', 'node-b'], names(member_b))
+        self.assertEqual(['node-a', 'node-b'], names(system_reader))
+        # project-a's member cannot see, patch or deploy project-b's node
+        for method, path, body in (
+                ('GET', '/v1/nodes/node-b', None),
+                ('PATCH', '/v1/nodes/node-b', [
+                    {'op': 'add', 'path': '/extra/a', 'value': 1}]),
+                ('PUT', '/v1/nodes/node-b/states/provision',
+                 {'target': 'manage'})):
+            status, _, refusal = call(self.endpoint, method, path, member_a,
+                                      body)
+            self.assertEqual(404, status, (method, path, refusal))
+        self.assertEqual('enroll', admin.node('node-b')['provision_state'])
+        self.assertNotIn('a', admin.node('node-b')['extra'])
+        # the lessee sees node-a without its driver_info, and may not
+        # change it; the owner's member may
+        status, _, shown = call(self.endpoint, 'GET', '/v1/nodes/node-a',
+                                member_b)
+        self.assertEqual(200, status)
+        self.assertNotIn('10.1.1.1', json.dumps(shown))
+        patch = [{'op': 'add', 'path': '/driver_info/x', 'value': 1}]
+        status, _, refusal = call(self.endpoint, 'PATCH', '/v1/nodes/node-a',
+                                  member_b, patch)
         self.assertEqual(403, status)
-        self.assertIn('baremetal:node:delete', fault(refusal))
+        self.assertIn('baremetal:node:update:driver_info', fault(refusal))
+        self.assertEqual(200, call(self.endpoint, 'PATCH',
+                                   '/v1/nodes/node-a', member_a, patch)[0])
+        # a project reader writes nothing
+        status, _, refusal = call(self.endpoint, 'PATCH', '/v1/nodes/node-a',
+                                  reader_a, [{'op': 'add',
+                                              'path': '/extra/r',
+                                              'value': 1}])
+        self.assertEqual(403, status)
+        self.assertNotIn('r', admin.node('node-a')['extra'])
 
     def test_a_token_with_no_role_the_policy_knows_is_refused(self):
         token = self.keystone.token('observer-a', project='project-a')
@@ -164,17 +211,22 @@ class KeystoneCLITest(KeystoneTestCase):
         self.assertEqual(['cli-node'],
                          [n['name'] for n in admin.json('node', 'list')])
 
-        reader = functional.OpenStackClient(
+        admin.json('node', 'create', '--driver', 'fake-hardware',
+                   '--name', 'cli-node-a', '--owner',
+                   self.keystone.project_id('project-a'))
+        # A project-scoped list shows the project's nodes only.
+        member = functional.OpenStackClient(
             None, auth_env=self.keystone.cli_environment('member-a',
                                                          'project-a'))
-        self.assertEqual(['cli-node'],
-                         [n['name'] for n in reader.json('node', 'list')])
+        self.assertEqual(['cli-node-a'],
+                         [n['name'] for n in member.json('node', 'list')])
         reader = functional.OpenStackClient(
             None, auth_env=self.keystone.cli_environment('reader-a',
                                                          'project-a'))
-        refused = reader.run('node', 'delete', 'cli-node', check=False)
+        refused = reader.run('node', 'set', 'cli-node-a', '--extra', 'a=1',
+                             check=False)
         self.assertNotEqual(0, refused.returncode)
-        self.assertIn('baremetal:node:delete', refused.stderr)
+        self.assertIn('baremetal:node:update_extra', refused.stderr)
         self.assertNotIn('Traceback', refused.stderr)
 
 

@@ -27,9 +27,9 @@ from ironic_steps.api import lanes
 from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
 from ironic_steps.api import patching
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import states
@@ -115,11 +115,14 @@ def _filters(context, args, version):
 @lanes.reads_pages
 def list_allocations():
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:allocation:list', context)
+    project = tenancy.list_project('allocation', context)
     args = flask.request.args
     query.check_known(args, _LIST_PARAMS)
     fields = _VIEW.parse_fields(args.get('fields'), version)
     filters = _filters(context, args, version)
+    if project is not None:
+        if filters.setdefault('owner', project) != project:
+            return responses.json_response({'allocations': []})
     page = pagination.parse(args)
     if page.sort_key in _VIEW.fields:
         _VIEW.check_fields([page.sort_key], version)
@@ -138,11 +141,11 @@ def list_allocations():
 @blueprint.get('/<ident>')
 def show(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:allocation:get', context)
     query.check_known(flask.request.args, ('fields',))
     fields = _VIEW.parse_fields(flask.request.args.get('fields'), version)
-    return responses.json_response(
-        _VIEW.body(_get(context, ident), version, fields))
+    return responses.json_response(_VIEW.body(tenancy.allocation(
+        'baremetal:allocation:get', context, lambda: _get(context, ident),
+        ident), version, fields))
 
 
 def _backfilled_node(context, values, version):
@@ -170,7 +173,6 @@ def _backfilled_node(context, values, version):
 @blueprint.post('')
 def create():
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:allocation:create', context)
     values = body.json_body()
     if isinstance(values, dict):
         values = dict(values)
@@ -181,6 +183,7 @@ def create():
                                                    'allocation')
     values = {field: value for field, value in values.items()
               if value is not None}
+    tenancy.authorize_allocation_create(context, values, node)
     if not values.get('resource_class'):
         if node is None:
             raise exception.MissingParameterValue(
@@ -208,9 +211,9 @@ def update(ident):
     context, version = flask.g.context, flask.g.version
     versions.check_endpoint(version, _UPDATE_VERSION, flask.request.path,
                             'PATCH', changes_405=True)
-    policy.authorize('baremetal:allocation:update', context)
     patch = body.json_body()
-    allocation = _get(context, ident)
+    allocation = tenancy.allocation('baremetal:allocation:update', context,
+                                    lambda: _get(context, ident), ident)
     if patching.apply_changes(allocation, patch, allocation_schema.SCHEMA,
                               version, allocation_schema.empty):
         allocation.save()
@@ -220,8 +223,9 @@ def update(ident):
 @blueprint.delete('/<ident>')
 def delete(ident):
     context = flask.g.context
-    policy.authorize('baremetal:allocation:delete', context)
-    flask.g.rpcapi.destroy_allocation(context, _get(context, ident))
+    flask.g.rpcapi.destroy_allocation(context, tenancy.allocation(
+        'baremetal:allocation:delete', context, lambda: _get(context, ident),
+        ident))
     return responses.empty(204)
 
 
@@ -243,17 +247,17 @@ def _of_node(context, ident, version):
 @node_blueprint.get('')
 def show_of_node(node):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:allocation:get', context)
     query.check_known(flask.request.args, ('fields',))
     fields = _VIEW.parse_fields(flask.request.args.get('fields'), version)
-    return responses.json_response(
-        _VIEW.body(_of_node(context, node, version), version, fields))
+    return responses.json_response(_VIEW.body(tenancy.allocation(
+        'baremetal:allocation:get', context,
+        lambda: _of_node(context, node, version), node), version, fields))
 
 
 @node_blueprint.delete('')
 def delete_of_node(node):
     context = flask.g.context
-    policy.authorize('baremetal:allocation:delete', context)
-    flask.g.rpcapi.destroy_allocation(
-        context, _of_node(context, node, flask.g.version))
+    flask.g.rpcapi.destroy_allocation(context, tenancy.allocation(
+        'baremetal:allocation:delete', context,
+        lambda: _of_node(context, node, flask.g.version), node))
     return responses.empty(204)

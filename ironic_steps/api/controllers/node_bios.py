@@ -18,9 +18,9 @@ import flask
 from ironic_steps.api import bios_view
 from ironic_steps.api import errors
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import bios_registry
 from ironic_steps.common import exception
@@ -43,7 +43,8 @@ def _check_version():
 
 def _node(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:bios:get', context)
+    tenancy.authorize_ident('baremetal:node:bios:get', context,
+                            ident, flask.g.version)
     return node_ident.get_row(context, ident, flask.g.version)
 
 

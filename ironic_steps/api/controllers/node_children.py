@@ -11,6 +11,7 @@ import flask
 
 from ironic_steps.api import node_ident
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps import objects
 
@@ -21,10 +22,13 @@ blueprint = node_ident.blueprint('node_children', 'children',
 @blueprint.get('')
 def list_children(ident):
     context = flask.g.context
-    node = node_ident.read(context, ident, flask.g.version,
-                           'baremetal:node:get', flask.request.args)
-    children = objects.Node.list_fields(
-        context, ('uuid',), filters={'parent_node': node.uuid})
+    node = tenancy.read(context, ident, flask.g.version,
+                        'baremetal:node:get', flask.request.args)
+    filters = {'parent_node': node.uuid}
+    project = tenancy.list_project('node', context)
+    if project is not None:
+        filters['project'] = project   # another project's are not shown
+    children = objects.Node.list_fields(context, ('uuid',), filters=filters)
     listed = '%s?parent_node=%s' % (responses.url('nodes'), node.uuid)
     return responses.json_response({
         'children': [child.uuid for child in children],

@@ -16,9 +16,9 @@ but not served here yet.  Reading needs ``baremetal:node:firmware:get``.
 import flask
 
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.api import view
 from ironic_steps import objects
@@ -39,7 +39,8 @@ _VIEW = view.View(
 def list_components(ident):
     context = flask.g.context
     version = flask.g.version
-    policy.authorize('baremetal:node:firmware:get', context)
+    tenancy.authorize_ident('baremetal:node:firmware:get', context,
+                            ident, flask.g.version)
     args = flask.request.args
     query.check_known(args, ('fields',))
     fields = _VIEW.parse_fields(args.get('fields'), version) or _FIELDS

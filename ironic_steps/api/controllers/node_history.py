@@ -19,9 +19,9 @@ import flask
 from ironic_steps.api import history_view
 from ironic_steps.api import node_ident
 from ironic_steps.api import pagination
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps import objects
@@ -65,7 +65,7 @@ def _page(args, node_uuid):
 @blueprint.get('')
 def list_history(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize(_RULE, context)
+    tenancy.authorize_ident(_RULE, context, ident, flask.g.version)
     args = flask.request.args
     query.check_known(args, _LIST_PARAMS)
     fields = _VIEW.list_fields_for(args, version, detail_path=False)
@@ -83,7 +83,7 @@ def list_history(ident):
 @blueprint.get('/<event>')
 def show_event(ident, event):
     context, version = flask.g.context, flask.g.version
-    policy.authorize(_RULE, context)
+    tenancy.authorize_ident(_RULE, context, ident, flask.g.version)
     query.check_known(flask.request.args, ('fields',))
     fields = _VIEW.parse_fields(flask.request.args.get('fields'), version)
     node = node_ident.get_row(context, ident, version)

@@ -11,6 +11,7 @@ import flask
 
 from ironic_steps.api import node_ident
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps import objects
@@ -22,8 +23,8 @@ blueprint = node_ident.blueprint('node_inventory', 'inventory',
 @blueprint.get('')
 def show(ident):
     context = flask.g.context
-    node = node_ident.read(context, ident, flask.g.version,
-                           'baremetal:node:inventory:get', flask.request.args)
+    node = tenancy.read(context, ident, flask.g.version,
+                        'baremetal:node:inventory:get', flask.request.args)
     try:
         found = objects.NodeInventory.get_by_node_id(context, node.id)
     except exception.NodeInventoryNotFound as exc:

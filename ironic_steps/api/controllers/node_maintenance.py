@@ -12,9 +12,9 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 
 blueprint = flask.Blueprint('node_maintenance', __name__,
                             url_prefix='/v1/nodes/<ident>/maintenance')
@@ -43,12 +43,14 @@ def _set(ident, maintenance, reason):
 
 @blueprint.put('')
 def set_maintenance(ident):
-    policy.authorize('baremetal:node:set_maintenance', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:set_maintenance', flask.g.context,
+                            ident, flask.g.version)
     return _set(ident, True, _reason())
 
 
 @blueprint.delete('')
 def clear_maintenance(ident):
-    policy.authorize('baremetal:node:clear_maintenance', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:clear_maintenance', flask.g.context,
+                            ident, flask.g.version)
     query.check_known(flask.request.args, ())
     return _set(ident, False, None)

@@ -22,9 +22,9 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 
 blueprint = flask.Blueprint('node_management', __name__,
@@ -54,14 +54,16 @@ def _flag(values, name):
 
 @blueprint.get('/management/boot_device')
 def get_boot_device(ident):
-    policy.authorize('baremetal:node:get_boot_device', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:get_boot_device', flask.g.context,
+                            ident, flask.g.version)
     return responses.json_response(flask.g.rpcapi.get_boot_device(
         flask.g.context, _node_uuid(ident)))
 
 
 @blueprint.put('/management/boot_device')
 def set_boot_device(ident):
-    policy.authorize('baremetal:node:set_boot_device', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:set_boot_device', flask.g.context,
+                            ident, flask.g.version)
     values = body.json_object(('boot_device', 'persistent'))
     device = values.get('boot_device')
     if not isinstance(device, str) or not device:
@@ -75,7 +77,8 @@ def set_boot_device(ident):
 
 @blueprint.get('/management/boot_device/supported')
 def get_supported_boot_devices(ident):
-    policy.authorize('baremetal:node:get_boot_device', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:get_boot_device', flask.g.context,
+                            ident, flask.g.version)
     return responses.json_response({
         'supported_boot_devices':
             flask.g.rpcapi.get_supported_boot_devices(flask.g.context,
@@ -85,7 +88,8 @@ def get_supported_boot_devices(ident):
 @blueprint.get('/states/console')
 def get_console(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:get_console', context)
+    tenancy.authorize_ident('baremetal:node:get_console', context,
+                            ident, flask.g.version)
     query.check_known(flask.request.args, ())
     node = node_ident.get_row(context, ident, flask.g.version)
     # No console runs here: while one is off Ironic shows no info either.
@@ -96,7 +100,8 @@ def get_console(ident):
 
 @blueprint.put('/states/console')
 def set_console(ident):
-    policy.authorize('baremetal:node:set_console_state', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:set_console_state', flask.g.context,
+                            ident, flask.g.version)
     values = body.json_object(('enabled',))
     if 'enabled' not in values:
         raise errors.InvalidField(field='enabled',
@@ -110,7 +115,8 @@ def set_console(ident):
 
 @blueprint.get('/vendor_passthru/methods')
 def vendor_passthru_methods(ident):
-    policy.authorize('baremetal:node:vendor_passthru', flask.g.context)
+    tenancy.authorize_ident('baremetal:node:vendor_passthru', flask.g.context,
+                            ident, flask.g.version)
     return responses.json_response(
         flask.g.rpcapi.get_node_vendor_passthru_methods(flask.g.context,
                                                         _node_uuid(ident)))

@@ -29,6 +29,7 @@ from ironic_steps.api import policy
 from ironic_steps.api import port_resources
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -80,7 +81,8 @@ def volume_root():
 @blueprint.get('/nodes/<ident>/volume')
 def node_volume_root(ident):
     _check_release(node_resources.VOLUME_VERSION)
-    policy.authorize('baremetal:volume:get', flask.g.context)
+    tenancy.authorize_ident('baremetal:volume:get', flask.g.context,
+                            ident, flask.g.version)
     query.check_known(flask.request.args, ())
     node = node_ident.get_row(flask.g.context, ident, flask.g.version)
     return responses.json_response(
@@ -112,7 +114,8 @@ def _vif_request(ident, action):
     """The node of a VIF request, after the gates every one passes, and
     whether its network interface records VIFs."""
     _check_release(VIFS_VERSION)
-    policy.authorize('baremetal:node:vif:%s' % action, flask.g.context)
+    tenancy.authorize_ident('baremetal:node:vif:%s' % action, flask.g.context,
+                            ident, flask.g.version)
     query.check_known(flask.request.args, ())
     node = node_ident.get_row(flask.g.context, ident, flask.g.version)
     network = driver_factory.interface_for('network', node.driver,

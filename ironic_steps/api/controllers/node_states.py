@@ -47,6 +47,7 @@ from ironic_steps.api import node_view
 from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.api import runbook_access
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import boot_modes
 from ironic_steps.common import configdrive
@@ -156,7 +157,8 @@ _NO_POWER_CHANGE_STATES = (states.CLEANING, states.CLEANWAIT)
 @blueprint.get('')
 def show(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:get', context)
+    tenancy.authorize_ident('baremetal:node:get', context,
+                            ident, flask.g.version)
     node = node_ident.get_row(context, ident, flask.g.version)
     return responses.json_response(node_view.states(node, flask.g.version))
 
@@ -289,7 +291,8 @@ def _check_configdrive(value, version):
 @blueprint.put('/provision')
 def set_provision_state(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:set_provision_state', context)
+    tenancy.authorize_ident('baremetal:node:set_provision_state', context,
+                            ident, flask.g.version)
     request_body = body.json_object(_BODY_KEYS)
     name, target = _target(request_body, version)
     extras = _extras(name, target, request_body, version)
@@ -351,7 +354,8 @@ def _power_request(request_body, version):
 @blueprint.put('/power')
 def set_power_state(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:set_power_state', context)
+    tenancy.authorize_ident('baremetal:node:set_power_state', context,
+                            ident, flask.g.version)
     target, timeout = _power_request(
         body.json_object(('target', 'timeout')), version)
     node = node_ident.get_row(context, ident, version)
@@ -369,7 +373,8 @@ def set_power_state(ident):
 def set_raid_state(ident):
     """The body is the target RAID configuration itself ({} clears it)."""
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:set_raid_state', context)
+    tenancy.authorize_ident('baremetal:node:set_raid_state', context,
+                            ident, flask.g.version)
     versions.require(version, versions.MINOR_12_RAID_CONFIG,
                      'Setting the target RAID configuration')
     target_raid_config = body.json_body()
@@ -399,7 +404,7 @@ def _change_boot_setting(ident, converter, rule, rpc_method):
     versions.check_endpoint(version, _BOOT_MODE_VERSION,
                             flask.request.path, flask.request.method)
     target = converter(body.json_object(('target',)).get('target'))
-    policy.authorize(rule, context)
+    tenancy.authorize_ident(rule, context, ident, flask.g.version)
     node_uuid = node_ident.get_uuid(context, ident, version)
     getattr(flask.g.rpcapi, rpc_method)(context, node_uuid, target)
     return responses.empty(202, headers={

@@ -15,9 +15,9 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import trait_lists
 from ironic_steps.api import versions
 from ironic_steps.common import traits as traits_rules
@@ -43,7 +43,8 @@ def _check_version():
 @blueprint.get('')
 def list_traits(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:traits:list', context)
+    tenancy.authorize_ident('baremetal:node:traits:list', context,
+                            ident, flask.g.version)
     query.check_known(flask.request.args, ())
     node = node_ident.get_row(context, ident, flask.g.version,
                               with_traits=True)
@@ -53,7 +54,8 @@ def list_traits(ident):
 @blueprint.put('')
 def set_traits(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:traits:set', context)
+    tenancy.authorize_ident('baremetal:node:traits:set', context,
+                            ident, flask.g.version)
     traits = trait_lists.traits_of(body.json_body(default=None), _HOW)
     node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.add_node_traits(context, node.uuid, traits, replace=True)
@@ -63,7 +65,8 @@ def set_traits(ident):
 @blueprint.put('/<trait>')
 def add_trait(ident, trait):
     context = flask.g.context
-    policy.authorize('baremetal:node:traits:set', context)
+    tenancy.authorize_ident('baremetal:node:traits:set', context,
+                            ident, flask.g.version)
     if body.json_body(default=None) not in (None, {}):
         raise errors.InvalidBody(reason='no body is taken when adding one '
                                  'trait; ' + _HOW)
@@ -77,7 +80,8 @@ def add_trait(ident, trait):
 @blueprint.delete('')
 def remove_all_traits(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:traits:delete', context)
+    tenancy.authorize_ident('baremetal:node:traits:delete', context,
+                            ident, flask.g.version)
     node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.remove_node_traits(context, node.uuid)
     return responses.empty(204)
@@ -86,7 +90,8 @@ def remove_all_traits(ident):
 @blueprint.delete('/<trait>')
 def remove_trait(ident, trait):
     context = flask.g.context
-    policy.authorize('baremetal:node:traits:delete', context)
+    tenancy.authorize_ident('baremetal:node:traits:delete', context,
+                            ident, flask.g.version)
     node = node_ident.get_row(context, ident, flask.g.version)
     flask.g.rpcapi.remove_node_traits(context, node.uuid, [trait])
     return responses.empty(204)

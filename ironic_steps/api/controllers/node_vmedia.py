@@ -29,9 +29,9 @@ import flask
 from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import masking
@@ -54,7 +54,7 @@ def _check_release():
 
 
 def _node_uuid(ident, rule):
-    policy.authorize(rule, flask.g.context)
+    tenancy.authorize_ident(rule, flask.g.context, ident, flask.g.version)
     return node_ident.get_uuid(flask.g.context, ident, flask.g.version)
 
 

@@ -28,9 +28,9 @@ import flask
 
 from ironic_steps.api import body
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import responses
 from ironic_steps.api import runbook_access
+from ironic_steps.api import tenancy
 from ironic_steps.common import exception
 from ironic_steps.common import masking
 from ironic_steps.common import step_kinds
@@ -60,7 +60,8 @@ def _masked(preview):
 @blueprint.post('/preview')
 def preview(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:get', context)
+    tenancy.authorize_ident('baremetal:node:get', context,
+                            ident, flask.g.version)
     request_body = body.json_object(
         ('flow', 'runbook') + tuple(_STEPS_KEY.values()))
     flow = request_body.get('flow', 'deploy')
@@ -110,7 +111,8 @@ def _runbook_steps(context, ident, version, request_body):
 @blueprint.post('/resume')
 def resume(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:set_provision_state', context)
+    tenancy.authorize_ident('baremetal:node:set_provision_state', context,
+                            ident, flask.g.version)
     body.json_object((), default={})
     node_uuid = node_ident.get_uuid(context, ident, version)
     flask.g.rpcapi.resume_node_deploy(context, node_uuid)

@@ -18,14 +18,13 @@ from ironic_steps.api import body
 from ironic_steps.api import errors
 from ironic_steps.api import lanes
 from ironic_steps.api import node_family
-from ironic_steps.api import node_ident
 from ironic_steps.api import node_patch
 from ironic_steps.api import node_schema
 from ironic_steps.api import node_view
 from ironic_steps.api import pagination
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import state_machine
@@ -84,9 +83,11 @@ def _compute(nodes, fields):
 
 def _body(node, fields=None):
     """The body of ``node`` at this request's version (see
-    :meth:`view.View.body`)."""
-    return node_view.VIEW.body(node, flask.g.version, fields,
-                               compute=_compute([node], fields))
+    :meth:`view.View.body`), as the caller may see it."""
+    shown = node_view.VIEW.body(node, flask.g.version, fields,
+                                compute=_compute([node], fields))
+    tenancy.redact_nodes(flask.g.context, [(shown, node)])
+    return shown
 
 
 def _filter_value(args, name):
@@ -135,11 +136,13 @@ def _filters(args, version):
 def list_page(detail_path, chassis_uuid=None):
     """A page of nodes (those of a chassis: /v1/chassis/{c}/nodes)."""
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:list', context)
+    project = tenancy.list_project('node', context)
     args = flask.request.args
     query.check_known(args, _LIST_PARAMS)
     fields = node_view.VIEW.list_fields_for(args, version, detail_path)
     filters = _filters(args, version)
+    if project is not None:
+        filters['project'] = project
     if chassis_uuid is not None:
         filters['chassis_uuid'] = chassis_uuid
     # The conductor of a node is the hash ring's answer, not a column.
@@ -151,7 +154,8 @@ def list_page(detail_path, chassis_uuid=None):
         page, lambda uuid: objects.Node.get_by_uuid(context, uuid), 'node')
     shown = fields or node_view.visible_fields(version)
     nodes = objects.Node.list_fields(
-        context, node_view.columns(shown) + ('uuid', 'driver'),
+        context, node_view.columns(shown) + ('uuid', 'driver')
+        + tenancy.extra_columns(context),
         filters=filters, limit=page.limit, marker=marker,
         sort_key=page.sort_key, sort_dir=page.sort_dir)
     conductor_for = flask.g.rpcapi.get_conductor_for
@@ -160,12 +164,13 @@ def list_page(detail_path, chassis_uuid=None):
         if conductor_for(node.uuid, node.driver) == conductor]
     base = responses.public_url()
     path = flask.request.path
+    bodies = node_view.VIEW.bodies(matching, version, fields, base,
+                                   _compute(matching, fields))
+    tenancy.redact_nodes(context, zip(bodies, matching))
     # The page read decides whether there is a next one, whatever the
     # conductor filter left of it.
     return responses.json_response(pagination.collection(
-        'nodes', node_view.VIEW.bodies(matching, version, fields, base,
-                                       _compute(matching, fields)),
-        base + path, args, page, nodes))
+        'nodes', bodies, base + path, args, page, nodes))
 
 
 @blueprint.get('')
@@ -183,12 +188,11 @@ def list_nodes_detail():
 @blueprint.get('/<ident>')
 def show(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:get', context)
     query.check_known(flask.request.args, ('fields',))
     fields = node_view.parse_fields(flask.request.args.get('fields'),
                                     version)
-    node = node_ident.get_row(
-        context, ident, version,
+    node = tenancy.node_row(
+        'baremetal:node:get', context, ident, version,
         with_traits='traits' in (fields or node_view.visible_fields(version)))
     return responses.json_response(_body(node, fields))
 
@@ -197,9 +201,9 @@ def show(ident):
 def validate(ident):
     """Each interface's check of the node: {interface: {result, reason}}."""
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:validate', context)
     query.check_known(flask.request.args, ())
-    node = node_ident.get_row(context, ident, version)
+    node = tenancy.node_row('baremetal:node:validate', context, ident,
+                            version)
     return responses.json_response(
         flask.g.rpcapi.validate_driver_interfaces(context, node.uuid))
 
@@ -235,8 +239,9 @@ def _initial_state(version):
 @blueprint.post('')
 def create():
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:create', context)
-    values = node_schema.check_create(body.json_body(), version)
+    payload = body.json_body()
+    tenancy.authorize_create(context, payload, version)
+    values = node_schema.check_create(payload, version)
     _check_chassis(context, values)
     node_family.resolve_parent(context, values, owner=values.get('owner'))
     if values.get('uuid') is None:
@@ -265,24 +270,15 @@ def _reset_interfaces(args, version, changes):
     return reset
 
 
-#: Fields whose change needs a rule of its own, as in Ironic, besides
-#: ``baremetal:node:update``.
-_OWN_RULES = {'shard': 'baremetal:node:update:shard',
-              'parent_node': 'baremetal:node:update:parent_node'}
-
-
 @blueprint.patch('/<ident>')
 def update(ident):
     context, version = flask.g.context, flask.g.version
-    policy.authorize('baremetal:node:update', context)
     args = flask.request.args
     query.check_known(args, ('reset_interfaces',))
     patch = body.json_body()
-    node = node_ident.get_node(context, ident, version)
+    node = tenancy.node_to_patch(context, ident, version, patch)
     changes = node_patch.changes(node, patch, version)
     node_patch.forget_moved_credentials(node, changes, patch)
-    for field in _OWN_RULES.keys() & changes.keys():
-        policy.authorize(_OWN_RULES[field], context)
     _check_chassis(context, changes)
     node_family.resolve_parent(context, changes, owner=node.owner,
                                node_uuid=node.uuid)
@@ -298,7 +294,6 @@ def update(ident):
 @blueprint.delete('/<ident>')
 def delete(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:delete', context)
-    node = node_ident.get_row(context, ident, flask.g.version)
+    node = tenancy.node_to_delete(context, ident, flask.g.version)
     flask.g.rpcapi.destroy_node(context, node.uuid)
     return responses.empty(204)

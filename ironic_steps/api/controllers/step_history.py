@@ -19,9 +19,9 @@ import flask
 from oslo_utils import uuidutils
 
 from ironic_steps.api import node_ident
-from ironic_steps.api import policy
 from ironic_steps.api import query
 from ironic_steps.api import responses
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions
 from ironic_steps.common import exception
 from ironic_steps.common import masking
@@ -80,7 +80,8 @@ def body(entry, node_uuid):
 @blueprint.get('')
 def list_history(ident):
     context = flask.g.context
-    policy.authorize('baremetal:node:x-steps:history:get', context)
+    tenancy.authorize_ident('baremetal:node:x-steps:history:get', context,
+                            ident, flask.g.version)
     filters = _filters(flask.request.args)
     node = node_ident.get_row(context, ident, flask.g.version)
     entries = objects.NodeStepHistory.list_by_node(context, node.id,

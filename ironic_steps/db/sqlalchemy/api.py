@@ -202,6 +202,9 @@ _CONDITIONS = {
     'shard_in': lambda value: _NODES.c.shard.in_(value),
     'sharded': lambda value: (_NODES.c.shard.is_not(None) if value
                               else _NODES.c.shard.is_(None)),
+    # The nodes a project owns or leases (a project caller's lists).
+    'project': lambda value: sa.or_(_NODES.c.owner == value,
+                                    _NODES.c.lessee == value),
     # Whether the node is some node's child.
     'has_parent': lambda value: (_NODES.c.parent_node.is_not(None) if value
                                  else _NODES.c.parent_node.is_(None)),
@@ -330,7 +333,8 @@ class _NodeQueries:
             ``description_contains``, ``provisioned_before`` (a
             datetime provision_updated_at must be earlier than),
             ``shard_in`` (a list of shards), ``sharded`` (has a shard or
-            not) and ``has_parent`` (has a parent_node or not).
+            not), ``has_parent`` (has a parent_node or not) and
+            ``project`` (the project owns or leases the node).
         :param marker: the node (a row or object) the previous page ended
             with; ties on the sort key are broken by id.
         :param columns: the column names each row needs (``id`` and the

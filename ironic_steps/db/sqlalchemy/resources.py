@@ -64,7 +64,7 @@ _NODES = models.Node.__table__
 _PORTS = models.Port.__table__
 #: Filters on a column of the records' node (``nodes.<column>``): the
 #: records of the nodes whose column has one of the values, a list.
-_NODE_FILTERS = ('nodes.conductor_group', 'nodes.shard')
+_NODE_FILTERS = ('nodes.conductor_group', 'nodes.shard', 'nodes.project')
 
 KINDS = {
     'chassis': _kind(models.Chassis, 'chassis',
@@ -79,10 +79,12 @@ KINDS = {
                    unique=('address', 'name', 'uuid')),
     'volume_connectors': _kind(
         models.VolumeConnector, 'volume connector',
-        filters=('node_uuid',), unique=('connector_id', 'uuid')),
+        filters=('node_uuid', 'nodes.project'),
+        unique=('connector_id', 'uuid')),
     'volume_targets': _kind(
         models.VolumeTarget, 'volume target',
-        filters=('node_uuid',), unique=('boot_index', 'uuid')),
+        filters=('node_uuid', 'nodes.project'),
+        unique=('boot_index', 'uuid')),
 }
 
 #: What a duplicate names for a unique key of several columns.
@@ -108,6 +110,11 @@ def _duplicate(kind, exc, values):
 
 
 def _condition(kind, column, value):
+    if column == 'nodes.project':
+        # The records of the nodes a project owns or leases.
+        of_nodes = sa.select(_NODES.c.uuid).where(sa.or_(
+            _NODES.c.owner == value, _NODES.c.lessee == value))
+        return kind.table.c.node_uuid.in_(of_nodes)
     if column.startswith('nodes.'):
         of_nodes = sa.select(_NODES.c.uuid).where(
             _NODES.c[column[len('nodes.'):]].in_(value))

@@ -3,6 +3,7 @@
 import base64
 import logging
 import os
+import re
 
 import bcrypt
 import ddt
@@ -241,12 +242,18 @@ class PolicyRulesTest(base.ApiTestCase):
         rules = {rule.name: rule for rule in policy.list_rules()}
         self.assertEqual('@', rules['baremetal:node:ipa_heartbeat'].check_str)
 
-    def test_every_rule_in_code_looks_at_roles_only(self):
-        # authorize() remembers grants by roles; a rule in code that looked
-        # at anything else would make that wrong.
+    def test_every_rule_in_code_looks_at_roles_scope_and_project_only(self):
+        # authorize() remembers a system caller's grants by roles; a rule
+        # in code that looked at anything but roles, the system scope and
+        # the caller's project (which a system caller has not) would make
+        # that wrong.
+        atom = (r'(@|role:\w+|system_scope:all|'
+                r'project_id:%\((node|allocation)\.(owner|lessee)\)s)')
         for rule in policy.list_rules():
-            self.assertRegex(rule.check_str, r'^(@|role:\w+( or role:\w+)*)$',
-                             rule.name)
+            for word in re.findall(r'project_id:%\(\w+\.\w+\)s|[^\s()]+',
+                                   rule.check_str):
+                if word not in ('and', 'or'):
+                    self.assertRegex(word, '^%s$' % atom, rule.name)
 
     def test_an_edited_policy_file_applies_to_rules_already_granted(self):
         # Given a service started with a policy file, where an admin reads

@@ -62,6 +62,9 @@ _RESOURCE_RULES = (
     + _resource_rules('port', 'port', 'ports', 'port_id')
     + _resource_rules('portgroup', 'portgroup', 'portgroups',
                       'portgroup_ident')
+    # Inspection rules (API 1.96): Ironic's baremetal:inspection_rule:*.
+    + _resource_rules('inspection_rule', 'inspection rule',
+                      'inspection_rules', 'rule_id')
     # Connectors and targets share Ironic's baremetal:volume:* rules.
     + [_rule('baremetal:volume:%s' % action, check,
              '%s volume connectors and targets.' % verb, *operations)

@@ -13,6 +13,7 @@ on create and on PATCH alike, by the shared :mod:`schema` machinery.
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
 from ironic_steps.api import inspection_rule_view
+from ironic_steps.api import node_resources
 from ironic_steps.api import schema
 from ironic_steps.common.inspection_rules import actions
 from ironic_steps.common.inspection_rules import conditions
@@ -64,6 +65,15 @@ def _checked_by(check, field):
     return checked
 
 
+def _number(value):
+    """``openstack baremetal inspection rule create --priority 10`` sends
+    the string "10"; Ironic's client does, so we take it."""
+    if (isinstance(value, str) and value.isascii() and value.isdigit()
+            and len(value) < 6):
+        return int(value)
+    return value
+
+
 def _default_if_null(field):
     return lambda value: DEFAULTS[field] if value is None else value
 
@@ -79,7 +89,9 @@ SCHEMA = schema.Schema(
             'actions': _checked_by(rule_format.check_actions, 'actions'),
             'priority': _default_if_null('priority'),
             'sensitive': _default_if_null('sensitive'),
-            'phase': _default_if_null('phase')})
+            'phase': _default_if_null('phase')},
+    # As the CLI sends them: --sensitive true, --priority 10.
+    coerce={'sensitive': node_resources.flag, 'priority': _number})
 
 
 def empty(field):

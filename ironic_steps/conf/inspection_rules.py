@@ -24,7 +24,7 @@ opts = [
                choices=list(MASK_SECRETS.items()),
                help='Whether inspection rules see the secrets of the '
                     'inspection data (keys password, auth_token and '
-                    'bmc_password) or "***" in their place.'),
+                    'bmc_password) or a mask in their place.'),
 ]
 
 

@@ -1,7 +1,5 @@
 """Inspection rules through /v1/inspection_rules (API 1.96)."""
 
-import copy
-
 import ddt
 
 from ironic_steps import objects
@@ -20,13 +18,7 @@ RULE = {'description': 'Big machines', 'priority': 10,
 
 def body(**changes):
     """A rule create body: RULE with ``changes`` (None drops)."""
-    result = copy.deepcopy(RULE)
-    for key, value in changes.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = value
-    return result
+    return base.changed(RULE, **changes)
 
 
 class RuleApiTestCase(base.ApiTestCase):
@@ -35,14 +27,10 @@ class RuleApiTestCase(base.ApiTestCase):
         return super().request(method, path, version=version, **kwargs)
 
     def create_rule(self, **changes):
-        response = self.post('/v1/inspection_rules', json=body(**changes))
-        self.assertEqual(201, response.status_code, response.data)
-        return response.get_json()
+        return self.created('/v1/inspection_rules', body(**changes))
 
     def stored(self):
-        """Every stored rule, as the object layer reads it."""
-        return [r.obj_to_primitive()['ironic_steps_object.data']
-                for r in objects.InspectionRule.list(self.context)]
+        return self.stored_records(objects.InspectionRule)
 
 
 class CreateAndShowTest(RuleApiTestCase):

@@ -103,16 +103,21 @@ def _change_node(target, path, change):
     if len(parts) == 1:
         holder = {field: copy.deepcopy(getattr(node, field))}
         change(holder, field)
-        setattr(node, field, holder[field])
-        return
-    value = copy.deepcopy(getattr(node, field)) or {}
-    current = value
-    for part in parts[1:-1]:
-        current = current.setdefault(part, {})
-        if not isinstance(current, dict):
-            raise ActionError('%s is not an object at %s' % (path, part))
-    change(current, parts[-1])
-    setattr(node, field, value)
+        value = holder[field]
+    else:
+        value = copy.deepcopy(getattr(node, field)) or {}
+        current = value
+        for part in parts[1:-1]:
+            current = current.setdefault(part, {})
+            if not isinstance(current, dict):
+                raise ActionError('%s is not an object at %s' % (path, part))
+        change(current, parts[-1])
+    try:
+        setattr(node, field, value)
+    except (ValueError, TypeError) as exc:
+        # The field's own type refuses the value (a string for an object).
+        raise ActionError('cannot set node field %s to %r: %s' % (
+            field, value, exc)) from exc
 
 
 @_declare('set-attribute', formatted=['value'])

@@ -105,6 +105,8 @@ class ActionTest(base.TestCase):
         ('set-attribute', {'path': 'colour/x', 'value': 'x'},
          'colour is not a node field'),
         ('set-attribute', {'path': '', 'value': 'x'}, 'non-empty string'),
+        ('set-attribute', {'path': 'extra', 'value': 'x'},
+         "cannot set node field extra to 'x'"),
         ('extend-attribute', {'path': 'properties/cpus', 'value': 1},
          'properties/cpus is not a list'),
         ('del-attribute', {'path': 'extra/missing'}, 'does not exist'),

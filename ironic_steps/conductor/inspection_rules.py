@@ -85,9 +85,10 @@ def rules_to_apply(context):
     return sorted(rules, key=lambda rule: -rule['priority'])
 
 
-def _apply_rule(rule, node, inventory, plugin_data):
+def _apply_rule(rule, task, inventory, plugin_data):
     """Whether ``rule`` applied (its conditions held): then its actions
     ran."""
+    node = task.node
     if variables.should_mask(rule['sensitive']):
         seen = variables.Scope(node, variables.masked(inventory),
                                variables.masked(plugin_data))
@@ -101,7 +102,8 @@ def _apply_rule(rule, node, inventory, plugin_data):
             return False
     LOG.info('Inspection rule %s applies to node %s', rule['uuid'],
              node.uuid)
-    target = actions.Target(node, plugin_data)
+    target = actions.Target(node, plugin_data, lambda: objects.Port.list(
+        task.context, filters={'node_uuid': node.uuid}))
     for action in rule['actions']:
         actions.run(action, target, seen)
     return True
@@ -121,7 +123,7 @@ def apply(task, inventory, plugin_data):
     applied = []
     for rule in rules_to_apply(task.context):
         try:
-            if _apply_rule(rule, node, inventory, plugin_data):
+            if _apply_rule(rule, task, inventory, plugin_data):
                 applied.append(rule['uuid'])
         except actions.RuleFailure as exc:
             raise exception.HardwareInspectionFailure(

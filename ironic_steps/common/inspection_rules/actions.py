@@ -14,12 +14,15 @@ Ironic:
 * ``add-trait``, ``remove-trait`` (one the node lacks is no matter);
 * ``set-plugin-data``, ``extend-plugin-data``, ``unset-plugin-data``: a
   key of the plugin data by dotted ``path``;
+* ``set-port-attribute``, ``extend-port-attribute``,
+  ``del-port-attribute``: the same on a field of one of the node's ports,
+  by its ``port_id`` (UUID);
 * ``log`` (``msg`` at ``level``), ``fail`` (the inspection fails with
   ``msg``).
 
 Node fields are changed on the node object, saved by the inspection's
-end; traits are written at once (their own transaction, as the node's
-trait methods do).  Ironic's port actions and ``api-call`` are not here.
+end; traits and ports are written at once (their own transactions).
+Ironic's ``api-call`` is not here.
 """
 
 import copy
@@ -46,6 +49,10 @@ PROTECTED_FIELDS = frozenset([
     'service_step', 'inspection_started_at', 'inspection_finished_at',
     'last_error', 'maintenance', 'protected', 'allocation_id',
     'instance_uuid', 'shard', 'parent_node'])
+#: Port fields a rule may not change: who the port is and whose.
+PROTECTED_PORT_FIELDS = frozenset([
+    'id', 'uuid', 'node_uuid', 'created_at', 'updated_at',
+    'internal_info'])
 
 
 class ActionError(operations.OperationError):
@@ -63,11 +70,22 @@ class RuleFailure(Exception):
 @dataclasses.dataclass
 class Target:
     """What actions change: the node (an object with its fields as
-    attributes and ``add_traits``/``remove_traits``) and the plugin data
-    stored with its inventory (a dict, changed in place)."""
+    attributes and ``add_traits``/``remove_traits``), the plugin data
+    stored with its inventory (a dict, changed in place) and its ports
+    (``ports()``: objects with ``uuid``, their fields and ``save()``)."""
 
     node: object
     plugin_data: dict
+    ports: object = tuple
+
+    def port(self, port_id):
+        """:raises ActionError: unless ``port_id`` is a port of the
+        node."""
+        for port in self.ports():
+            if port.uuid == port_id:
+                return port
+        raise ActionError('node %s has no port %s' % (self.node.uuid,
+                                                      port_id))
 
 
 def _declare(name, formatted=()):
@@ -84,28 +102,26 @@ def split_path(path):
     return path.split('.')
 
 
-def _node_field(node, parts):
+def _field(record, parts, protected):
     field = parts[0]
-    if field in PROTECTED_FIELDS or field not in getattr(node, 'fields',
-                                                         ()):
-        raise ActionError('%s is not a node field a rule may change'
-                          % field)
+    if field in protected or field not in getattr(record, 'fields', ()):
+        raise ActionError('%s is not a %s field a rule may change' % (
+            field, 'node' if protected is PROTECTED_FIELDS else 'port'))
     return field
 
 
-def _change_node(target, path, change):
-    """Run ``change(container, key)`` on a copy of the node field
-    ``path`` starts with, then set the field: in-place changes of a
-    field would go unnoticed by its save."""
-    node = target.node
+def _change(record, path, change, protected=PROTECTED_FIELDS):
+    """Run ``change(container, key)`` on a copy of the field of
+    ``record`` (the node, or a port) ``path`` starts with, then set the
+    field: in-place changes of a field would go unnoticed by its save."""
     parts = split_path(path)
-    field = _node_field(node, parts)
+    field = _field(record, parts, protected)
     if len(parts) == 1:
-        holder = {field: copy.deepcopy(getattr(node, field))}
+        holder = {field: copy.deepcopy(getattr(record, field))}
         change(holder, field)
         value = holder[field]
     else:
-        value = copy.deepcopy(getattr(node, field)) or {}
+        value = copy.deepcopy(getattr(record, field)) or {}
         current = value
         for part in parts[1:-1]:
             current = current.setdefault(part, {})
@@ -113,22 +129,20 @@ def _change_node(target, path, change):
                 raise ActionError('%s is not an object at %s' % (path, part))
         change(current, parts[-1])
     try:
-        setattr(node, field, value)
+        setattr(record, field, value)
     except (ValueError, TypeError) as exc:
         # The field's own type refuses the value (a string for an object).
-        raise ActionError('cannot set node field %s to %r: %s' % (
+        raise ActionError('cannot set field %s to %r: %s' % (
             field, value, exc)) from exc
 
 
-@_declare('set-attribute', formatted=['value'])
-def _set_attribute(target, path, value):
+def _put(value):
     def put(container, key):
         container[key] = value
-    _change_node(target, path, put)
+    return put
 
 
-@_declare('extend-attribute', formatted=['value'])
-def _extend_attribute(target, path, value, unique=False):
+def _append(path, value, unique):
     def extend(container, key):
         current = container.get(key)
         if current is None:
@@ -137,11 +151,10 @@ def _extend_attribute(target, path, value, unique=False):
             raise ActionError('%s is not a list' % path)
         if not unique or value not in current:
             current.append(value)
-    _change_node(target, path, extend)
+    return extend
 
 
-@_declare('del-attribute')
-def _del_attribute(target, path):
+def _delete(path):
     def delete(container, key):
         if len(split_path(path)) == 1:
             container[key] = None
@@ -149,7 +162,43 @@ def _del_attribute(target, path):
             del container[key]
         else:
             raise ActionError('%s does not exist' % path)
-    _change_node(target, path, delete)
+    return delete
+
+
+@_declare('set-attribute', formatted=['value'])
+def _set_attribute(target, path, value):
+    _change(target.node, path, _put(value))
+
+
+@_declare('extend-attribute', formatted=['value'])
+def _extend_attribute(target, path, value, unique=False):
+    _change(target.node, path, _append(path, value, unique))
+
+
+@_declare('del-attribute')
+def _del_attribute(target, path):
+    _change(target.node, path, _delete(path))
+
+
+def _change_port(target, port_id, path, change):
+    port = target.port(port_id)
+    _change(port, path, change, PROTECTED_PORT_FIELDS)
+    port.save()
+
+
+@_declare('set-port-attribute', formatted=['value'])
+def _set_port_attribute(target, port_id, path, value):
+    _change_port(target, port_id, path, _put(value))
+
+
+@_declare('extend-port-attribute', formatted=['value'])
+def _extend_port_attribute(target, port_id, path, value, unique=False):
+    _change_port(target, port_id, path, _append(path, value, unique))
+
+
+@_declare('del-port-attribute')
+def _del_port_attribute(target, port_id, path):
+    _change_port(target, port_id, path, _delete(path))
 
 
 def _capabilities(node):

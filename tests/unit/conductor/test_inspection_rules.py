@@ -92,6 +92,20 @@ class OutOfBandInspectionTest(test_inspection._InspectionTestCase):
         self.assertIn('provision_state is not a node field a rule may '
                       'change', node.last_error)
 
+    def test_a_rule_sets_a_field_of_the_port_inspection_created(self):
+        # The first inspection creates the port; a rule naming it applies
+        # when the node is inspected again.
+        node = self.inspect(self.manageable())
+        port, = objects.Port.list(self.context,
+                                  filters={'node_uuid': node.uuid})
+        rule(self.context, actions=[
+            {'op': 'set-port-attribute', 'args': {
+                'port_id': port.uuid, 'path': 'physical_network',
+                'value': '{inventory[system_vendor][manufacturer]}'}}])
+        self.inspect(node)
+        self.assertEqual('ironic-steps', objects.Port.get_by_uuid(
+            self.context, port.uuid).physical_network)
+
     def test_a_loop_adds_a_trait_per_item(self):
         rule(self.context, actions=[
             {'op': 'add-trait', 'args': {'name': '{item}'},

@@ -27,9 +27,20 @@ class ActionTest(base.TestCase):
             extra={'tags': ['a']}, driver_info={})
         self.node.create()
         self.plugin_data = {'root_disk': {'name': '/dev/sda'}}
+        self.port = objects.Port(self.context, address='52:54:00:12:34:56',
+                                 node_uuid=self.node.uuid, pxe_enabled=True,
+                                 extra={'switch': 'sw1'})
+        self.port.create()
+
+    def ports(self):
+        return objects.Port.list(self.context,
+                                 filters={'node_uuid': self.node.uuid})
+
+    def stored_port(self):
+        return objects.Port.get_by_uuid(self.context, self.port.uuid)
 
     def run_action(self, op, args, **more):
-        target = actions.Target(self.node, self.plugin_data)
+        target = actions.Target(self.node, self.plugin_data, self.ports)
         scope = variables.Scope(self.node, INVENTORY, self.plugin_data)
         actions.run(dict({'op': op, 'args': args}, **more), target, scope)
 
@@ -75,6 +86,30 @@ class ActionTest(base.TestCase):
         self.run_action('remove-trait', {'name': 'CUSTOM_NEVER_HAD'})
         self.assertEqual(['CUSTOM_A', 'CUSTOM_C'], self.saved().traits)
 
+    def test_a_port_of_the_node_is_changed_and_saved(self):
+        self.run_action('set-port-attribute', {
+            'port_id': self.port.uuid, 'path': 'physical_network',
+            'value': 'physnet-{inventory[cpu][count]}'})
+        self.run_action('extend-port-attribute', {
+            'port_id': self.port.uuid, 'path': 'extra/vlans', 'value': 10})
+        self.run_action('del-port-attribute', {
+            'port_id': self.port.uuid, 'path': 'extra/switch'})
+        stored = self.stored_port()
+        self.assertEqual('physnet-8', stored.physical_network)
+        self.assertEqual({'vlans': [10]}, stored.extra)
+
+    def test_a_port_not_of_the_node_or_field_not_a_rules_is_refused(self):
+        for args, fragment in (
+                ({'port_id': '1be26c0b-03f2-4d2e-ae87-c02d7f33c123',
+                  'path': 'extra/x', 'value': 1}, 'has no port'),
+                ({'port_id': self.port.uuid, 'path': 'node_uuid',
+                  'value': 'x'}, 'node_uuid is not a port field')):
+            error = self.assertRaises(operations.OperationError,
+                                      self.run_action, 'set-port-attribute',
+                                      args)
+            self.assertIn(fragment, str(error))
+        self.assertEqual({'switch': 'sw1'}, self.stored_port().extra)
+
     def test_plugin_data_is_set_extended_and_unset(self):
         self.run_action('set-plugin-data', {'path': 'a.b', 'value': 1})
         self.run_action('extend-plugin-data', {'path': 'seen',
@@ -106,7 +141,7 @@ class ActionTest(base.TestCase):
          'colour is not a node field'),
         ('set-attribute', {'path': '', 'value': 'x'}, 'non-empty string'),
         ('set-attribute', {'path': 'extra', 'value': 'x'},
-         "cannot set node field extra to 'x'"),
+         "cannot set field extra to 'x'"),
         ('extend-attribute', {'path': 'properties/cpus', 'value': 1},
          'properties/cpus is not a list'),
         ('del-attribute', {'path': 'extra/missing'}, 'does not exist'),

@@ -194,6 +194,17 @@ class RollingUpgradeTest(testtools.TestCase):
             'version']['version'])
         return old, api_service, api
 
+    def inspected(self, api, node_uuid):
+        """Inspect the node through ``api``; the node once it is
+        manageable again."""
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'inspect'})
+        deadline = time.monotonic() + 60
+        while api.node(node_uuid)['inspection_finished_at'] is None:
+            self.assertLess(time.monotonic(), deadline, 'never inspected')
+            time.sleep(0.1)
+        return api.wait_for(node_uuid, 'manageable')
+
     def unpin(self, old, api_service):
         """Every service unpinned: the client of the new API."""
         old.stop()
@@ -231,13 +242,7 @@ class RollingUpgradeTest(testtools.TestCase):
             {'op': 'replace', 'path': '/inspect_interface',
              'value': 'fake'}, {'op': 'add', 'path': '/shard',
                                 'value': 'rack-a'}])
-        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'inspect'})
-        deadline = time.monotonic() + 60
-        while api.node(node_uuid)['inspection_finished_at'] is None:
-            self.assertLess(time.monotonic(), deadline, 'never inspected')
-            time.sleep(0.1)
-        node = api.wait_for(node_uuid, 'manageable')
+        node = self.inspected(api, node_uuid)
         self.assertEqual('rack-a', node['shard'])
         inventory = api.request('GET', '/v1/nodes/%s/inventory'
                                 % node_uuid)[1]
@@ -298,13 +303,7 @@ class RollingUpgradeTest(testtools.TestCase):
         # the node, whose conductor was the old one, applies it.
         api = self.unpin(old, api_service)
         api.request('POST', '/v1/inspection_rules', rule)
-        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'inspect'})
-        deadline = time.monotonic() + 60
-        while api.node(node_uuid)['inspection_finished_at'] is None:
-            self.assertLess(time.monotonic(), deadline, 'never inspected')
-            time.sleep(0.1)
-        node = api.wait_for(node_uuid, 'manageable')
+        node = self.inspected(api, node_uuid)
         self.assertEqual(['CUSTOM_RULED'], node['traits'])
 
     def test_firmware_is_updated_once_the_pin_on_0_11_is_lifted(self):

@@ -89,11 +89,12 @@ def _apply_rule(rule, task, inventory, plugin_data):
     """Whether ``rule`` applied (its conditions held): then its actions
     ran."""
     node = task.node
+    shown = variables.node_view(node)
     if variables.should_mask(rule['sensitive']):
-        seen = variables.Scope(node, variables.masked(inventory),
+        seen = variables.Scope(shown, variables.masked(inventory),
                                variables.masked(plugin_data))
     else:
-        seen = variables.Scope(node, inventory, plugin_data)
+        seen = variables.Scope(shown, inventory, plugin_data)
     for condition in rule['conditions'] or ():
         if not conditions.holds(condition, seen):
             LOG.debug('Inspection rule %s does not apply to node %s: %s '

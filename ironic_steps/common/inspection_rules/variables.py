@@ -10,12 +10,17 @@ written (except for ``is-empty``, where a missing key reads as None).
 The inventory and plugin data a rule sees have their secrets (keys
 ``password``, ``auth_token``, ``bmc_password``, anywhere) replaced by
 ``***`` unless ``[inspection_rules] mask_secrets`` says otherwise for it.
+The node a rule sees (:func:`node_view`) always has its secrets masked, as
+the API shows them: a rule copying ``{node.driver_info[redfish_password]}``
+into a field anyone may read copies the mask, never the password.
 """
 
 import dataclasses
+import types
 
 from oslo_log import log
 
+from ironic_steps.common import masking
 from ironic_steps.conf import CONF
 
 LOG = log.getLogger(__name__)
@@ -33,6 +38,13 @@ def masked(data):
     if isinstance(data, list):
         return [masked(value) for value in data]
     return data
+
+
+def node_view(node):
+    """What ``{node.<field>}`` reads: the node's fields (only those), with
+    their secrets masked as the API masks them."""
+    return types.SimpleNamespace(**{
+        field: masking.mask(getattr(node, field)) for field in node.fields})
 
 
 def should_mask(sensitive_rule):

@@ -65,6 +65,17 @@ class OutOfBandInspectionTest(test_inspection._InspectionTestCase):
         self.assertEqual([], node.traits)
         self.assertEqual(states.MANAGEABLE, node.provision_state)
 
+    def test_a_rule_reads_the_nodes_fields_but_never_its_secrets(self):
+        rule(self.context, actions=[
+            {'op': 'set-attribute', 'args': {
+                'path': 'extra/copied',
+                'value': '{node.driver_info[fake_password]} at '
+                         '{node.driver_info[fake_address]}'}}])
+        node = self.inspect(self.manageable(driver_info={
+            'fake_password': 'hunter2', 'fake_address': '192.0.2.1'}))
+        self.assertNotIn('hunter2', node.extra['copied'])
+        self.assertTrue(node.extra['copied'].endswith(' at 192.0.2.1'))
+
     def test_rules_apply_highest_priority_first(self):
         for priority, value in ((1, 'low'), (90, 'high'), (50, 'middle')):
             rule(self.context, priority=priority, actions=[

@@ -8,6 +8,7 @@ other rule with their secrets masked (:func:`compute`).  Which fields a
 request may write is :mod:`inspection_rule_schema`'s business.
 """
 
+from ironic_steps.api import patching
 from ironic_steps.api import versions as v
 from ironic_steps.api import view
 from ironic_steps.common import masking
@@ -31,23 +32,23 @@ VIEW = view.View(
     unknown_while_pinned=objects.InspectionRule.fields_unknown_under_pin)
 
 
-def _path_is_secret(path):
-    return isinstance(path, str) and masking.is_secret(
-        path.replace('.', '/').rstrip('/').rsplit('/', 1)[-1])
-
-
 def _masked_operation(operation):
-    """``operation`` masked; the ``value`` set at a secret's ``path``
-    (``driver_info/redfish_password``) too."""
+    """``operation`` masked (args ``{"path", "value"}`` setting a secret
+    included, see :mod:`masking`); the list form ``[path, value]`` too."""
     shown = masking.mask(operation)
     args = shown.get('args') if isinstance(shown, dict) else None
-    if isinstance(args, dict) and _path_is_secret(args.get('path')):
-        if 'value' in args:
-            args['value'] = masking.MASK
-    elif (isinstance(args, list) and len(args) > 1
-          and _path_is_secret(args[0])):
+    if (isinstance(args, list) and len(args) > 1
+            and isinstance(args[0], str) and masking.is_secret(args[0])):
         args[1] = masking.MASK
     return shown
+
+
+def shows_differently(rule, parts):
+    """Whether the value at ``parts`` (a parsed path, under ``conditions``
+    or ``actions``) is not shown as stored: hidden or masked."""
+    field = parts[0]
+    return (patching.value_at(getattr(rule, field), parts[1:])
+            != patching.value_at(compute(rule, field), parts[1:]))
 
 
 def compute(rule, field):

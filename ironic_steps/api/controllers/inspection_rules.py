@@ -16,6 +16,7 @@ the conductor applies the rules as inspections end.
 import flask
 
 from ironic_steps.api import body
+from ironic_steps.api import errors
 from ironic_steps.api import identifiers
 from ironic_steps.api import inspection_rule_schema
 from ironic_steps.api import inspection_rule_view
@@ -121,12 +122,29 @@ def create():
         headers={'Location': responses.url('inspection_rules', rule.uuid)})
 
 
+def _refuse_reading_what_is_hidden(rule, patch):
+    """A patch may not copy, move or test what a rule's view hides (a
+    sensitive rule's conditions and actions, secrets in args): it would
+    read it into a field that is shown.
+
+    :raises InvalidBody:
+    """
+    for parts in patching.values_read(patching.parse(patch)):
+        if (parts and parts[0] in inspection_rule_view.HIDDEN_WHEN_SENSITIVE
+                and inspection_rule_view.shows_differently(rule, parts)):
+            raise errors.InvalidBody(
+                reason='/%s is hidden (a secret, or a sensitive rule\'s); '
+                       'it can be set and removed, never read' % '/'.join(
+                           parts))
+
+
 @blueprint.patch('/<ident>')
 def update(ident):
     context, version = flask.g.context, flask.g.version
     policy.authorize('baremetal:inspection_rule:update', context)
     patch = body.json_body()
     rule = _get(context, ident)
+    _refuse_reading_what_is_hidden(rule, patch)
     was_sensitive = rule.sensitive
     if patching.apply_changes(rule, patch, _SCHEMA, version,
                               inspection_rule_schema.empty):

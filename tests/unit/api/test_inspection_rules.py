@@ -73,8 +73,11 @@ class CreateAndShowTest(RuleApiTestCase):
     def test_secrets_in_args_are_masked_when_shown(self):
         action = {'op': 'set-attribute', 'args': {
             'path': 'driver_info/redfish_password', 'value': 'hunter2'}}
-        created = self.create_rule(actions=[action])
+        listed = {'op': 'set-attribute',
+                  'args': ['driver_info.ipmi_password', 'hunter3']}
+        created = self.create_rule(actions=[action, listed])
         self.assertNotIn('hunter2', str(created))
+        self.assertNotIn('hunter3', str(created))
         self.assertEqual('hunter2',
                          self.stored()[0]['actions'][0]['args']['value'])
 
@@ -205,6 +208,38 @@ class UpdateAndDeleteTest(RuleApiTestCase):
                                   % created['uuid'], json=patch)
             self.assertError(response, 400, fragment)
         self.assertEqual(before, self.stored())
+
+    def test_a_patch_never_reads_a_secret_or_a_sensitive_rule(self):
+        secret = {'op': 'set-attribute', 'args': {
+            'path': 'driver_info/redfish_password', 'value': 'hunter2'}}
+        listed = {'op': 'set-attribute',
+                  'args': ['driver_info/redfish_password', 'hunter2']}
+        plain = self.create_rule(actions=[secret, listed])
+        hidden = self.create_rule(sensitive=True)
+        before = self.stored()
+        for rule, op, source in (
+                (plain, 'copy', '/actions/0/args/value'),
+                (plain, 'move', '/actions/1/args/1'),
+                (plain, 'copy', '/actions/0'),
+                (hidden, 'copy', '/actions/0/args/name'),
+                (hidden, 'copy', '/conditions')):
+            response = self.patch(
+                '/v1/inspection_rules/%s' % rule['uuid'], json=[
+                    {'op': op, 'from': source, 'path': '/description'}])
+            self.assertError(response, 400, source, 'never read')
+        response = self.patch(
+            '/v1/inspection_rules/%s' % plain['uuid'], json=[
+                {'op': 'test', 'path': '/actions/0/args/value',
+                 'value': 'hunter2'}])
+        self.assertError(response, 400, 'never read')
+        self.assertEqual(before, self.stored())
+        # What is shown may be read: the path is no secret.
+        response = self.patch(
+            '/v1/inspection_rules/%s' % plain['uuid'], json=[
+                {'op': 'copy', 'from': '/actions/0/args/path',
+                 'path': '/description'}])
+        self.assertEqual('driver_info/redfish_password',
+                         response.get_json()['description'])
 
     def test_a_sensitive_rule_stays_sensitive(self):
         created = self.create_rule(sensitive=True)

@@ -176,10 +176,15 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0']},
     }),
-    # Resuming a failed servicing from the failed step (the x-steps
-    # extension's resume, RPC 1.3 as for a deploy).
+    # Inspection rules (API 1.96: /v1/inspection_rules, InspectionRule
+    # 1.0): what to check in a node's inspection data and what to do with
+    # the node when it holds, applied by the conductor as an inspection
+    # ends.  Nothing a service sends changes: the rules are read where
+    # the inspection ends, from the database.  Resuming a failed servicing
+    # from the failed step (the x-steps extension's resume, RPC 1.3 as for
+    # a deploy).
     ('0.13', {
-        'api': '1.94',
+        'api': '1.96',
         'rpc': '1.8',
         'objects': {'Node': ['1.6'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
@@ -187,7 +192,7 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
                     'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
-                    'Runbook': ['1.0']},
+                    'Runbook': ['1.0'], 'InspectionRule': ['1.0']},
     }),
 ])
 

@@ -24,6 +24,7 @@ from ironic_steps.api.controllers import continue_inspection
 from ironic_steps.api.controllers import deploy_templates
 from ironic_steps.api.controllers import drivers
 from ironic_steps.api.controllers import heartbeat
+from ironic_steps.api.controllers import inspection_rules
 from ironic_steps.api.controllers import lookup
 from ironic_steps.api.controllers import node_bios
 from ironic_steps.api.controllers import node_children
@@ -63,7 +64,7 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_children.blueprint, node_firmware.blueprint,
                shards.blueprint, continue_inspection.blueprint,
                runbooks.blueprint, runbook_traits.blueprint,
-               node_vmedia.blueprint)
+               node_vmedia.blueprint, inspection_rules.blueprint)
 
 
 def _prepare_request():

@@ -18,7 +18,8 @@ from ironic_steps.api import responses
 _PARAMS = frozenset(pagination.PARAMS + ('fields', 'detail'))
 
 
-def page_response(view, collection, what, detail_path, find, fetch):
+def page_response(view, collection, what, detail_path, find, fetch,
+                  filters=(), compute=None):
     """The response to a list request of ``collection``.
 
     :param view: the items' :class:`view.View`.
@@ -26,14 +27,16 @@ def page_response(view, collection, what, detail_path, find, fetch):
     :param find: ``find(uuid)`` -> the marker's item (raising its
         NotFound).
     :param fetch: ``fetch(page, marker)`` -> the page's items.
+    :param filters: the query parameters ``fetch`` reads besides paging.
+    :param compute: the view's computed fields (see :meth:`View.body`).
     """
     version, args = flask.g.version, flask.request.args
-    query.check_known(args, _PARAMS)
+    query.check_known(args, _PARAMS.union(filters))
     fields = view.list_fields_for(args, version, detail_path)
     page = pagination.parse(args)
     marker = pagination.marker_item(page, find, what)
     items = fetch(page, marker)
     base = responses.public_url()
     return responses.json_response(pagination.collection(
-        collection, view.bodies(items, version, fields, base),
+        collection, view.bodies(items, version, fields, base, compute),
         base + flask.request.path, args, page, items))

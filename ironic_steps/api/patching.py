@@ -126,6 +126,21 @@ def _resolve(doc, parts):
     return doc
 
 
+def value_at(document, parts):
+    """The value at ``parts`` (a parsed path) of ``document``, or None
+    where there is none."""
+    found = _resolve(document, parts)
+    return None if found is _MISSING else found
+
+
+def values_read(operations):
+    """The paths (parsed) whose values the parsed ``operations`` read: a
+    test's path, a copy's or a move's from."""
+    return [path if op['op'] == 'test' else source
+            for op, path, source in operations
+            if op['op'] == 'test' or source is not None]
+
+
 def _reads_a_secret(doc, parts, view):
     """Whether reading the value at ``parts`` would read a secret."""
     if not view.is_masked(parts[0]):

@@ -357,6 +357,10 @@ OTHER_RULES = [
     *_system_rules('deploy_template', 'deploy templates',
                    'deploy_templates', 'deploy_template_ident',
                    SYSTEM_READER, SYSTEM_ADMIN),
+    # Inspection rules (API 1.96): the deployment's, as in Ironic.
+    *_system_rules('inspection_rule', 'inspection rules',
+                   'inspection_rules', 'rule_id', SYSTEM_READER,
+                   SYSTEM_ADMIN),
     # Runbooks: which runbooks a project caller sees and changes (public
     # ones and its project's) is runbook_access's, as Ironic's
     # runbook.owner rules say; these rules say which roles may.

@@ -183,6 +183,10 @@ class RunbookNotFound(NotFound):
     _msg_fmt = 'Runbook %(runbook)s could not be found.'
 
 
+class InspectionRuleNotFound(NotFound):
+    _msg_fmt = 'Inspection rule %(rule)s could not be found.'
+
+
 class ResourceNotFound(NotFound):
     """A chassis, port, portgroup or volume record named in a URL."""
     _msg_fmt = '%(what)s %(ident)s could not be found.'
@@ -268,6 +272,10 @@ class RunbookDuplicateName(Conflict):
 
 class RunbookAlreadyExists(Conflict):
     _msg_fmt = 'A runbook with UUID %(uuid)s already exists.'
+
+
+class InspectionRuleAlreadyExists(Conflict):
+    _msg_fmt = 'An inspection rule with UUID %(uuid)s already exists.'
 
 
 class ResourceAlreadyExists(Conflict):
@@ -457,6 +465,12 @@ class HardwareInspectionFailure(IronicStepsException):
     """An inspect interface could not tell what the hardware has."""
 
     _msg_fmt = 'Failed to inspect hardware of node %(node)s: %(error)s'
+
+
+class InspectionRulesFileInvalid(IronicStepsException):
+    """``[inspection_rules] built_in_rules`` cannot be read as rules."""
+
+    _msg_fmt = 'Built-in inspection rules file %(path)s: %(reason)s'
 
 
 # --- configurations the service refuses to start with -----------------------

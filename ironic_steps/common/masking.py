@@ -86,10 +86,12 @@ def is_secret(key):
 
 
 def _is_secret_pair(value):
-    """Whether dict ``value`` is a name/value pair naming a secret."""
+    """Whether dict ``value`` is a name/value pair naming a secret, or a
+    path/value pair whose path leads to one (an inspection rule's
+    ``{"path": "driver_info/redfish_password", "value": ...}``)."""
     if 'value' not in value:
         return False
-    name = value.get('name')
+    name = value.get('name', value.get('path'))
     return isinstance(name, str) and is_secret(name)
 
 

@@ -13,7 +13,9 @@ that does not fit) and then, as Ironic's inspection does:
 2. gives the node a port for each MAC address ``[inspector] add_ports``
    selects (:func:`port_addresses`); a MAC address some port already has
    (this node's or another's) is left as it is;
-3. stores the inventory and plugin data, replacing the last inspection's
+3. applies the inspection rules (:mod:`inspection_rules`, API 1.96),
+   which may change the node, its traits and the plugin data;
+4. stores the inventory and plugin data, replacing the last inspection's
    (``GET /v1/nodes/{node}/inventory``).
 
 It reads no hardware and moves no state: that is the flow's
@@ -25,6 +27,7 @@ from oslo_utils import netutils
 
 from ironic_steps.common import exception
 from ironic_steps.common import inventory_format
+from ironic_steps.conductor import inspection_rules
 from ironic_steps.conf import CONF
 from ironic_steps import objects
 
@@ -131,11 +134,13 @@ def record(task, found):
     """Record ``found`` for ``task.node``, as the module's docstring says.
 
     :raises HardwareInspectionFailure: for an inventory that does not fit
-        (nothing recorded).
+        (nothing recorded), or naming the inspection rule that failed.
     """
     node = task.node
     check(node, found.inventory)
     node.properties = properties(node, found.inventory)
     _add_ports(task, found.inventory)
+    plugin_data = dict(found.plugin_data or {})
+    inspection_rules.apply(task, found.inventory, plugin_data)
     objects.NodeInventory.replace(task.context, node.id, found.inventory,
-                                  found.plugin_data)
+                                  plugin_data)

@@ -9,6 +9,7 @@ from ironic_steps.conf import database
 from ironic_steps.conf import default
 from ironic_steps.conf import deploy
 from ironic_steps.conf import fake
+from ironic_steps.conf import inspection_rules
 from ironic_steps.conf import inspector
 from ironic_steps.conf import redfish
 
@@ -21,5 +22,6 @@ database.register_opts(CONF)
 default.register_opts(CONF)
 deploy.register_opts(CONF)
 fake.register_opts(CONF)
+inspection_rules.register_opts(CONF)
 inspector.register_opts(CONF)
 redfish.register_opts(CONF)

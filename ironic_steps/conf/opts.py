@@ -7,6 +7,7 @@ from ironic_steps.conf import database
 from ironic_steps.conf import default
 from ironic_steps.conf import deploy
 from ironic_steps.conf import fake
+from ironic_steps.conf import inspection_rules
 from ironic_steps.conf import inspector
 from ironic_steps.conf import redfish
 
@@ -19,6 +20,7 @@ def list_opts():
         ('conductor', conductor.opts),
         ('deploy', deploy.opts),
         ('fake', fake.opts),
+        ('inspection_rules', inspection_rules.opts),
         ('inspector', inspector.opts),
         ('redfish', redfish.opts),
     ] + database.list_opts()

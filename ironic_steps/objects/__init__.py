@@ -12,6 +12,7 @@ def register_all():
     __import__('ironic_steps.objects.node_inventory')
     __import__('ironic_steps.objects.firmware_component')
     __import__('ironic_steps.objects.runbook')
+    __import__('ironic_steps.objects.inspection_rule')
 
 
 register_all()
@@ -21,6 +22,7 @@ from ironic_steps.objects.bios_setting import BIOSSetting  # noqa: E402
 from ironic_steps.objects.conductor import Conductor  # noqa: E402
 from ironic_steps.objects.deploy_template import DeployTemplate  # noqa: E402
 from ironic_steps.objects.firmware_component import FirmwareComponent  # noqa: E402,E501
+from ironic_steps.objects.inspection_rule import InspectionRule  # noqa: E402,E501
 from ironic_steps.objects.node import Node  # noqa: E402
 from ironic_steps.objects.node_inventory import NodeInventory  # noqa: E402
 from ironic_steps.objects.node_resources import Chassis  # noqa: E402
@@ -32,6 +34,6 @@ from ironic_steps.objects.runbook import Runbook  # noqa: E402
 from ironic_steps.objects.step_history import NodeStepHistory  # noqa: E402,E501
 
 __all__ = ['Allocation', 'BIOSSetting', 'Chassis', 'Conductor',
-           'DeployTemplate', 'FirmwareComponent', 'Node', 'NodeInventory',
-           'NodeStepHistory', 'Port', 'Portgroup', 'Runbook',
-           'VolumeConnector', 'VolumeTarget']
+           'DeployTemplate', 'FirmwareComponent', 'InspectionRule', 'Node',
+           'NodeInventory', 'NodeStepHistory', 'Port', 'Portgroup',
+           'Runbook', 'VolumeConnector', 'VolumeTarget']

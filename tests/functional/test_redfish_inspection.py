@@ -79,6 +79,32 @@ class RedfishInspectionTest(test_redfish_driver.RedfishTestCase):
         self.assertEqual(65536, node.properties['memory_mb'])
 
 
+class RedfishInspectionRulesTest(test_redfish_driver.RedfishTestCase):
+    """Inspection rules (API 1.96) applied to what the BMC shows."""
+
+    inspect = RedfishInspectionTest.inspect
+
+    def test_a_rule_on_the_bmcs_view_tags_the_node(self):
+        objects.InspectionRule(self.context, conditions=[
+            {'op': 'matches', 'args': {
+                'value': '{inventory[cpu][model_name]}',
+                'regex': 'Emulated.*'}},
+            # Interpolated values are strings, as in Ironic.
+            {'op': 'eq', 'args': {
+                'values': ['{inventory[memory][physical_mb]}', '65536']}}],
+            actions=[
+            {'op': 'add-trait', 'args': {'name': 'CUSTOM_EMULATED'}},
+            {'op': 'set-attribute', 'args': {
+                'path': 'extra/vendor',
+                'value': '{inventory[system_vendor][manufacturer]}'}}]
+        ).create()
+        node = self.inspect(self.manageable())
+        self.assertIsNone(node.last_error)
+        self.assertEqual(['CUSTOM_EMULATED'], node.traits)
+        system = self.emulator.system(self.system_id())
+        self.assertEqual({'vendor': system['Manufacturer']}, node.extra)
+
+
 class RedfishAgentInspectionTest(test_redfish_driver.RedfishTestCase):
     """The agent inspect interface on a redfish node: the agent boots from
     the deploy ISO in the BMC's virtual CD drive; the test posts its

@@ -194,6 +194,17 @@ class RollingUpgradeTest(testtools.TestCase):
             'version']['version'])
         return old, api_service, api
 
+    def inspected(self, api, node_uuid):
+        """Inspect the node through ``api``; the node once it is
+        manageable again."""
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'inspect'})
+        deadline = time.monotonic() + 60
+        while api.node(node_uuid)['inspection_finished_at'] is None:
+            self.assertLess(time.monotonic(), deadline, 'never inspected')
+            time.sleep(0.1)
+        return api.wait_for(node_uuid, 'manageable')
+
     def unpin(self, old, api_service):
         """Every service unpinned: the client of the new API."""
         old.stop()
@@ -231,13 +242,7 @@ class RollingUpgradeTest(testtools.TestCase):
             {'op': 'replace', 'path': '/inspect_interface',
              'value': 'fake'}, {'op': 'add', 'path': '/shard',
                                 'value': 'rack-a'}])
-        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
-                    {'target': 'inspect'})
-        deadline = time.monotonic() + 60
-        while api.node(node_uuid)['inspection_finished_at'] is None:
-            self.assertLess(time.monotonic(), deadline, 'never inspected')
-            time.sleep(0.1)
-        node = api.wait_for(node_uuid, 'manageable')
+        node = self.inspected(api, node_uuid)
         self.assertEqual('rack-a', node['shard'])
         inventory = api.request('GET', '/v1/nodes/%s/inventory'
                                 % node_uuid)[1]
@@ -275,6 +280,31 @@ class RollingUpgradeTest(testtools.TestCase):
                     {'target': 'clean', 'runbook': 'CUSTOM_RAID'})
         node = api.wait_for(node_uuid, 'manageable')
         self.assertIsNone(node['last_error'])
+
+    def test_inspection_rules_apply_once_the_pin_on_0_12_is_lifted(self):
+        # Upgrading from 0.12: one conductor and the API still pinned.
+        old, api_service, api = self.upgrading_from('0.12', '1.94')
+        node_uuid = uuids_owned_by([OLD, NEW], OLD, 1)[0]
+        api.request('POST', '/v1/nodes', {'uuid': node_uuid,
+                                          'driver': 'fake-hardware',
+                                          'inspect_interface': 'fake'})
+        api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
+                    {'target': 'manage'})
+        api.wait_for(node_uuid, 'manageable')
+        rule = {'actions': [{'op': 'add-trait',
+                             'args': {'name': 'CUSTOM_RULED'}}]}
+        for method, body, status in (('GET', None, 404),
+                                     ('POST', rule, 405)):
+            refused = self.assertRaises(urllib.error.HTTPError, api.request,
+                                        method, '/v1/inspection_rules', body)
+            self.assertEqual(status, refused.code, method)
+
+        # Every service unpinned: the rule is made and the inspection of
+        # the node, whose conductor was the old one, applies it.
+        api = self.unpin(old, api_service)
+        api.request('POST', '/v1/inspection_rules', rule)
+        node = self.inspected(api, node_uuid)
+        self.assertEqual(['CUSTOM_RULED'], node['traits'])
 
     def test_firmware_is_updated_once_the_pin_on_0_11_is_lifted(self):
         # Upgrading from 0.11: one conductor and the API still pinned.

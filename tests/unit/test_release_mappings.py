@@ -88,6 +88,13 @@ class ReleaseMappingTest(testtools.TestCase):
         self.assertNotIn('Runbook', before['objects'])
         self.assertEqual(['1.0'], release['objects']['Runbook'])
 
+    def test_release_0_13_brings_inspection_rules(self):
+        before, release = MAPPING['0.12'], MAPPING['0.13']
+        self.assertNotIn('InspectionRule', before['objects'])
+        self.assertEqual(['1.0'], release['objects']['InspectionRule'])
+        self.assertGreaterEqual(as_tuple(release['api']), (1, 96))
+        self.assertEqual(('1.94', '1.8'), (before['api'], before['rpc']))
+
     def test_release_0_12_brings_the_port_api_and_virtual_media(self):
         from ironic_steps import objects
         before, release = MAPPING['0.11'], MAPPING['0.12']

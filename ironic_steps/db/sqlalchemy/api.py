@@ -27,6 +27,7 @@ from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import firmware_components
+from ironic_steps.db.sqlalchemy import inspection_rules
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_inventory
@@ -548,6 +549,7 @@ class Connection(_NodeQueries, node_traits.NodeTraitQueries,
                  bios_settings.BIOSSettingQueries,
                  deploy_templates.DeployTemplateQueries,
                  runbooks.RunbookQueries,
+                 inspection_rules.InspectionRuleQueries,
                  conductors.ConductorQueries,
                  resources.ResourceQueries,
                  allocations.AllocationQueries,

@@ -258,6 +258,31 @@ class RunbookTrait(Base):
     trait = sa.Column(sa.String(255), primary_key=True)
 
 
+class InspectionRule(Base):
+    """What to check in a node's inspection data, and what to do with the
+    node when it holds (API 1.96).
+
+    Its conditions and actions are each one JSON list, in the order
+    written: a rule is read and written whole, and nothing queries one of
+    its conditions.
+    """
+
+    __tablename__ = 'inspection_rules'
+    __table_args__ = (
+        sa.UniqueConstraint('uuid', name='uniq_inspection_rules0uuid'),
+        sa.Index('inspection_rules_phase_idx', 'phase'),
+    )
+
+    id = sa.Column(sa.Integer, primary_key=True)
+    uuid = sa.Column(sa.String(36), nullable=False)
+    description = sa.Column(sa.String(255), nullable=True)
+    priority = sa.Column(sa.Integer, nullable=False, default=0)
+    sensitive = sa.Column(sa.Boolean, nullable=False, default=False)
+    phase = sa.Column(sa.String(16), nullable=False, default='main')
+    conditions = sa.Column(JSONEncoded, nullable=False)
+    actions = sa.Column(JSONEncoded, nullable=False)
+
+
 class BIOSSetting(Base):
     """A BIOS setting of a node, as its driver last read it from the BMC.
 

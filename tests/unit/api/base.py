@@ -1,5 +1,6 @@
 """A real API app over a real conductor and database, driven over WSGI."""
 
+import copy
 import json
 import os
 
@@ -11,6 +12,18 @@ from ironic_steps.api import versions
 from tests import base
 
 LATEST = '1.69'
+
+
+def changed(document, **changes):
+    """A deep copy of ``document`` (a request body) with ``changes``; a
+    change to None drops the key."""
+    result = copy.deepcopy(document)
+    for key, value in changes.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = value
+    return result
 
 
 class ApiTestMixin:
@@ -73,6 +86,18 @@ class ApiTestMixin:
         for fragment in fragments:
             self.assertIn(fragment, fault['faultstring'])
         return fault['faultstring']
+
+    def created(self, path, body, **kwargs):
+        """POST ``body`` to ``path``, which must answer 201; its body."""
+        response = self.post(path, json=body, **kwargs)
+        self.assertEqual(201, response.status_code, response.data)
+        return response.get_json()
+
+    def stored_records(self, object_class):
+        """Every stored record of ``object_class``, as the object layer
+        reads it (primitives)."""
+        return [record.obj_to_primitive()['ironic_steps_object.data']
+                for record in object_class.list(self.context)]
 
     def api_create(self, **fields):
         """Create a node through the API; return its body."""

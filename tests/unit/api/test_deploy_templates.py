@@ -25,13 +25,7 @@ TEMPLATE = {'name': 'CUSTOM_RAID_AND_BIOS', 'steps': [RAID, BIOS],
 
 def body(**changes):
     """A template create body: TEMPLATE with ``changes`` (None drops)."""
-    result = copy.deepcopy(TEMPLATE)
-    for key, value in changes.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = value
-    return result
+    return base.changed(TEMPLATE, **changes)
 
 
 def step(**changes):

@@ -1,7 +1,5 @@
 """Runbooks through /v1/runbooks (API 1.92) and their traits (1.112)."""
 
-import copy
-
 import ddt
 
 from ironic_steps.common import states
@@ -23,13 +21,7 @@ V92, V112 = '1.92', '1.112'
 
 def body(**changes):
     """A runbook create body: RUNBOOK with ``changes`` (None drops)."""
-    result = copy.deepcopy(RUNBOOK)
-    for key, value in changes.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = value
-    return result
+    return base.changed(RUNBOOK, **changes)
 
 
 class RunbookApiTestCase(base.AheadOfTheLadderTestCase):

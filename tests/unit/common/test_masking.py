@@ -41,6 +41,14 @@ class MaskTest(testtools.TestCase):
                           {'name': 'BootMode', 'value': 'Uefi'}],
                          masking.mask({'settings': settings})['settings'])
 
+    def test_path_value_pairs_leading_to_a_secret_hide_their_value(self):
+        args = [{'path': 'driver_info/redfish_password', 'value': 'pw-1'},
+                {'path': 'driver_info/redfish_address', 'value': 'bmc-1'}]
+        self.assertEqual([{'path': 'driver_info/redfish_password',
+                           'value': M},
+                          {'path': 'driver_info/redfish_address',
+                           'value': 'bmc-1'}], masking.mask(args))
+
     def test_a_url_keeps_all_but_its_password_and_signature(self):
         info = {
             'image_source': 'https://swift.example/v1/AUTH_a/c/img.qcow2'

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 
 from ironic_steps import objects
 from tests import base
+from tests.unit.api import test_inspection_rules
 from tests.unit.api import test_node_resources
 from tests.unit.api import test_strict_input
 from tests.unit.conductor import test_deployments
@@ -18,6 +19,13 @@ from tests.unit.objects import test_step_history
 
 class MigrationsOnPostgreSQLTest(test_migrations.MigratedSchemaTest):
     """The migrations build the models' schema on PostgreSQL."""
+
+    database = base.PostgreSQLDatabase
+
+
+class InspectionRulesOnPostgreSQLTest(test_inspection_rules.ListTest,
+                                      test_inspection_rules.UpdateAndDeleteTest):
+    """Inspection rules listed, sorted, paged and changed on PostgreSQL."""
 
     database = base.PostgreSQLDatabase
 

@@ -35,6 +35,7 @@ EXPECTED_FINGERPRINTS = {
     'NodeInventory': '1.0-28a6dc418a5e487eee64b1e051f479ad',
     'FirmwareComponent': '1.0-3030fa4c088cfc4aaaeb10996186fd45',
     'Runbook': '1.0-ff0490aba00b913f94ed20f955f97b0c',
+    'InspectionRule': '1.0-5a8b08c674c9c9d47766de6f5b411bc4',
 }
 
 # Fixed, not generated: ddt puts it in the test id, which must not change

@@ -425,3 +425,53 @@ class HostLifeTest(Metal3TestCase):
             self.assertEqual({'image', 'inserted', 'media_types'},
                              set(device) & {'image', 'inserted',
                                             'media_types'})
+
+
+class AbortAndForcedDeletionTest(Metal3TestCase):
+
+    def test_an_inspection_aborted_then_the_host_deleted_in_maintenance(
+            self):
+        bmo = self.bmo
+        bmo.negotiate()
+        mac = '52:54:00:6d:33:02'
+        node_uuid = self.register('metal3~host-1', mac, index=1)['uuid']
+        self.assertEqual(404, bmo.request(
+            'GET', '/v1/nodes/%s/inventory' % node_uuid)[0])
+        self.provision_state(node_uuid, {'target': 'inspect'})
+        bmo.poll(node_uuid, 'inspect wait',
+                 passing=('manageable', 'inspecting'))
+        # inspecthardware.go abortInspection (a new preprovisioning image)
+        # or ironic.go realDelete with force, in inspect wait: abort.
+        self.provision_state(node_uuid, {'target': 'abort'})
+        node = bmo.poll(node_uuid, 'inspect failed',
+                        passing=('inspect wait',))
+        # InspectHardware restarts an inspection quietly only when the
+        # error says "aborted".
+        self.assertIn('aborted', node['last_error'])
+        # ... and restarts it: startInspection from inspect failed.
+        self.provision_state(node_uuid, {'target': 'inspect'})
+        bmo.poll(node_uuid, 'inspect wait',
+                 passing=('inspect failed', 'inspecting'))
+        self.provision_state(node_uuid, {'target': 'abort'})
+        node = bmo.poll(node_uuid, 'inspect failed',
+                        passing=('inspect wait',))
+        self.assertFalse(node['maintenance'])
+
+        # ironic.go realDelete, any other state: maintenance first
+        # (setMaintenanceFlag), then the node.
+        reason = 'forcing deletion in baremetal-operator'
+        bmo.call('PUT', '/v1/nodes/%s/maintenance' % node_uuid,
+                 {'reason': reason}, ok=(202,))
+        node = bmo.node(node_uuid)
+        self.assertEqual((True, reason), (node['maintenance'],
+                                          node['maintenance_reason']))
+        # A state change in maintenance: tryChangeNodeProvisionState
+        # takes the node out of maintenance first (setMaintenanceFlag).
+        bmo.call('DELETE', '/v1/nodes/%s/maintenance' % node_uuid,
+                 ok=(202,))
+        self.assertFalse(bmo.node(node_uuid)['maintenance'])
+        bmo.call('PUT', '/v1/nodes/%s/maintenance' % node_uuid,
+                 {'reason': reason}, ok=(202,))
+        bmo.call('DELETE', '/v1/nodes/%s' % node_uuid, ok=(204,))
+        self.assertEqual(404, bmo.request('GET', '/v1/nodes/%s'
+                                          % node_uuid)[0])

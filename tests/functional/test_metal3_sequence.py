@@ -23,12 +23,15 @@ served maximum, so they run by themselves once it is served.
 """
 
 import json
+import time
 import urllib.request
 import uuid
 
 import testtools
 
 from ironic_steps.api import versions
+from ironic_steps.drivers import redfish
+from tests import fake_ipa
 from tests.functional import fixtures as functional
 from tests.functional import gophercloud_client as gophercloud
 from tests.redfish_emulator import RedfishEmulator
@@ -52,6 +55,13 @@ SCHEMA_FIELDS = ('name', 'value', 'attribute_type', 'allowable_values',
 
 #: The minor of the highest microversion this tree serves.
 SERVED_MAX = versions.max_version()[1]
+#: What a redfish node gets without a deploy interface: Ironic's is
+#: ``direct``, which BMO relies on for an image (not live-ISO) host.
+REDFISH_DEFAULT_DEPLOY = redfish.RedfishHardware().default('deploy')
+INSTANCE_UUID = str(uuid.UUID(int=0x3e7a1))
+IMAGE = {'image_source': 'http://127.0.0.1:9/images/disk.qcow2',
+         'image_disk_format': 'qcow2', 'image_os_hash_algo': 'sha256',
+         'image_os_hash_value': 'ab' * 32}
 
 
 def inventory(mac):
@@ -93,6 +103,27 @@ def firmware_steps(bios_settings, updates):
             {'interface': 'firmware', 'step': 'update',
              'args': {'settings': [{'component': component, 'url': url}
                                    for component, url in updates.items()]}}]
+
+
+def update_ops(node, desired):
+    """The JSON patch BMO's updater (clients/updateopts.go
+    ``getUpdateOperation``) sends for ``desired`` ({path: value}): "add"
+    (which also replaces) for a value that differs from the node's,
+    "remove" for None where the node has a value, nothing otherwise."""
+    ops = []
+    for path, value in desired.items():
+        current, present = node, True
+        for key in path.strip('/').split('/'):
+            if not isinstance(current, dict) or current.get(key) is None:
+                present = False
+                break
+            current = current[key]
+        if value is None:
+            if present:
+                ops.append({'op': 'remove', 'path': path})
+        elif not present or current != value:
+            ops.append({'op': 'add', 'path': path, 'value': value})
+    return ops
 
 
 def post_inventory_as_the_agent(endpoint, mac):
@@ -475,3 +506,138 @@ class AbortAndForcedDeletionTest(Metal3TestCase):
         bmo.call('DELETE', '/v1/nodes/%s' % node_uuid, ok=(204,))
         self.assertEqual(404, bmo.request('GET', '/v1/nodes/%s'
                                           % node_uuid)[0])
+
+
+class DirectDeployTest(Metal3TestCase):
+    """An image host: the agent (:class:`tests.fake_ipa.FakeIPA`, which
+    the test heartbeats for, as IPA would) writes the image and the
+    config drive BMO builds."""
+
+    def setUp(self):
+        super().setUp()
+        self.ipa = self.useFixture(fake_ipa.FakeIPA())
+        self.service.stop()
+        self.service = self.useFixture(functional.AllInOneService(
+            {'redfish': {'server_side_retries': 0, 'connect_timeout': 2,
+                         'read_timeout': 10,
+                         'power_state_poll_interval': 0.05},
+             'conductor': {'node_locked_retry_interval': 0.1,
+                           'step_poll_interval': 0.1},
+             'agent': dict(fake_ipa.QUICK_CLIENT)}))
+        self.bmo = gophercloud.GophercloudSession(self.service.endpoint)
+        self.agent = functional.RestClient(self.service.endpoint)
+
+    def heartbeat_until(self, node_uuid, state, passing, timeout=30):
+        """Play the booted agent: look the node up (its token, once a
+        flow), heartbeat with the agent's URL, until ``state``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            node = self.bmo.node(node_uuid)
+            if node['provision_state'] == state:
+                return node
+            self.assertIn(node['provision_state'], passing,
+                          node['last_error'])
+            self.assertLess(time.monotonic(), deadline, node)
+            if node['provision_state'] == 'wait call-back':
+                _status, found = self.agent.request(
+                    'GET', '/v1/lookup?node_uuid=%s' % node_uuid)
+                token = found['config'].get('agent_token')
+                if token and token != '******':
+                    self.ipa.token = token
+                self.agent.request('POST', '/v1/heartbeat/%s' % node_uuid, {
+                    'callback_url': self.ipa.url, 'agent_version': '10.0.0',
+                    'agent_token': self.ipa.token})
+            time.sleep(0.1)
+
+    def set_up_for_provisioning(self, node):
+        """ironic.go setUpForProvisioning: getInstanceUpdateOpts and
+        setDirectDeployUpdateOptsForNode (the image and its sha256; no
+        checksum, boot ISO or pull secret), sent as BMO's updater sends
+        them (only what differs), then validateNode."""
+        bmo, node_uuid = self.bmo, node['uuid']
+        desired = {'/instance_uuid': INSTANCE_UUID,
+                   '/instance_info/capabilities': {},
+                   '/instance_info/root_device': {},
+                   '/instance_info/boot_iso': None,
+                   '/instance_info/image_checksum': None,
+                   '/instance_info/image_pull_secret': None,
+                   '/driver_info/force_persistent_boot_device': 'Default'}
+        desired.update({'/instance_info/%s' % key: value
+                        for key, value in IMAGE.items()})
+        if node['deploy_interface'] in ('ramdisk', 'custom-agent'):
+            # Back to the default deploy interface, Ironic's direct.
+            desired['/deploy_interface'] = None
+        node = bmo.call('PATCH', '/v1/nodes/%s' % node_uuid,
+                        update_ops(node, desired))
+        if node['deploy_interface'] != 'direct':
+            # Gap: our redfish default is ramdisk, so the node is not
+            # deployable as BMO left it (GET validate: deploy fails for
+            # want of boot_iso, BMO's "host validation error").  Give it
+            # Ironic's default, as its operator would have to.
+            self.assertEqual(REDFISH_DEFAULT_DEPLOY,
+                             node['deploy_interface'])
+            node = bmo.call('PATCH', '/v1/nodes/%s' % node_uuid, [
+                {'op': 'add', 'path': '/deploy_interface',
+                 'value': 'direct'}])
+        validation = bmo.call('GET', '/v1/nodes/%s/validate' % node_uuid)
+        self.assertEqual((True, True), (validation['boot']['result'],
+                                        validation['deploy']['result']),
+                         validation)
+        return node
+
+    def test_an_image_with_a_config_drive_then_an_aborted_redeploy(self):
+        bmo = self.bmo
+        bmo.negotiate()
+        node = self.register(NODE_NAME, BOOT_MAC)
+        node_uuid = node['uuid']
+        # ironic.go Provision, manageable: provide.
+        self.provision_state(node_uuid, {'target': 'provide'})
+        node = bmo.poll(node_uuid, 'available',
+                        passing=('manageable', 'cleaning'))
+        node = self.set_up_for_provisioning(node)
+        # ironic.go getConfigDrive: user data, network data, and the meta
+        # data BMO fills from the host (uuid, namespace, names).
+        config_drive = {
+            'meta_data': {'uuid': node['instance_uuid'],
+                          'metal3-namespace': NAMESPACE,
+                          'metal3-name': NAME, 'local-hostname': NAME,
+                          'local_hostname': NAME, 'name': NAME},
+            'network_data': {'links': [{'id': 'eno1', 'type': 'phy',
+                                        'ethernet_mac_address': BOOT_MAC}],
+                             'networks': [], 'services': []},
+            'user_data': '#cloud-config\nhostname: host-0\n'}
+        self.provision_state(node_uuid, {'target': 'active',
+                                         'configdrive': config_drive})
+        node = self.heartbeat_until(
+            node_uuid, 'active',
+            passing=('available', 'deploying', 'wait call-back'))
+        self.assertIsNone(node['last_error'])
+        # The agent was given the image and a config drive built from it.
+        written = self.ipa.sent('deploy.execute_deploy_step')
+        args = [p['step']['args'] for p in written
+                if p['step']['step'] == 'write_image'][0]
+        self.assertEqual(IMAGE['image_source'],
+                         args['image_info']['urls'][0])
+        self.assertTrue(args['configdrive'])
+
+        # ironic.go Deprovision, active ("deleted"), then Provision again;
+        # ironic.go Detach with force, in wait call-back: before 1.110
+        # BMO tears the deploy down ("deleted"), from 1.110 it aborts.
+        self.provision_state(node_uuid, {'target': 'deleted'})
+        node = bmo.poll(node_uuid, 'available',
+                        passing=('active', 'deleting', 'cleaning'))
+        node = self.set_up_for_provisioning(node)
+        self.provision_state(node_uuid, {'target': 'active',
+                                         'configdrive': config_drive})
+        bmo.poll(node_uuid, 'wait call-back',
+                 passing=('available', 'deploying'))
+        if bmo.max_minor >= 110:
+            self.provision_state(node_uuid, {'target': 'abort'})
+            node = bmo.poll(node_uuid, 'deploy failed',
+                            passing=('wait call-back',))
+        else:
+            self.provision_state(node_uuid, {'target': 'deleted'})
+            node = bmo.poll(node_uuid, 'available',
+                            passing=('wait call-back', 'deleting',
+                                     'cleaning'))
+        self.assertIsNone(bmo.node(node_uuid)['reservation'])

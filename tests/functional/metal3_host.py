@@ -172,7 +172,8 @@ class Metal3TestCase(testtools.TestCase):
             body['deploy_interface'] = deploy_interface
         return body
 
-    def register(self, name, mac, index=0, deploy_interface=None):
+    def register(self, name, mac, index=0, deploy_interface=None,
+                 automated_clean=False):
         """BMO's ``Register`` until the node is manageable and configured;
         the node as BMO last read it."""
         bmo = self.bmo
@@ -231,8 +232,9 @@ class Metal3TestCase(testtools.TestCase):
         node = bmo.call('PATCH', '/v1/nodes/%s' % node_uuid, [
             {'op': 'add', 'path': '/driver_info/deploy_iso',
              'value': DEPLOY_ISO},
-            {'op': 'add', 'path': '/automated_clean', 'value': False}])
-        self.assertEqual((DEPLOY_ISO, False, '******'), (
+            {'op': 'add', 'path': '/automated_clean',
+             'value': automated_clean}])
+        self.assertEqual((DEPLOY_ISO, automated_clean, '******'), (
             node['driver_info']['deploy_iso'], node['automated_clean'],
             node['driver_info']['redfish_password']))
         return node

@@ -246,10 +246,26 @@ class AbortAndForcedDeletionTest(host.Metal3TestCase):
         # InspectHardware restarts an inspection quietly only when the
         # error says "aborted".
         self.assertIn('aborted', node['last_error'])
-        # ... and restarts it: startInspection from inspect failed.
+        # ... and restarts it, the host now in "fast" inspection mode:
+        # startInspection sets the BMC's inspect interface
+        # (inspectInterfaceForMode), inspects from inspect failed, out of
+        # band, and the inventory is the BMC's.
+        node = bmo.call('PATCH', '/v1/nodes/%s' % node_uuid, [
+            {'op': 'add', 'path': '/inspect_interface', 'value': 'redfish'}])
+        self.assertEqual('redfish', node['inspect_interface'])
+        self.provision_state(node_uuid, {'target': 'inspect'})
+        bmo.poll(node_uuid, 'manageable',
+                 passing=('inspect failed', 'inspecting'))
+        found = bmo.call('GET', '/v1/nodes/%s/inventory' % node_uuid)
+        self.assertTrue({'cpu', 'memory', 'disks', 'interfaces',
+                         'system_vendor'} <= set(found['inventory']),
+                        found['inventory'])
+        # Back to agent inspection ("agent" mode), aborted again.
+        bmo.call('PATCH', '/v1/nodes/%s' % node_uuid, [
+            {'op': 'add', 'path': '/inspect_interface', 'value': 'agent'}])
         self.provision_state(node_uuid, {'target': 'inspect'})
         bmo.poll(node_uuid, 'inspect wait',
-                 passing=('inspect failed', 'inspecting'))
+                 passing=('manageable', 'inspecting'))
         self.provision_state(node_uuid, {'target': 'abort'})
         node = bmo.poll(node_uuid, 'inspect failed',
                         passing=('inspect wait',))

@@ -5,8 +5,9 @@ Ironic: the requests and JSON bodies its provisioner
 against the all-in-one service and a Redfish BMC (sushy-tools' emulator).
 The replays themselves are in :mod:`tests.functional.test_metal3_sequence`.
 
-Each request names the BMO file and function it comes from.  Nothing of
-BMO's code is copied: this is written from reading it.
+Each request names the BMO file and function it comes from (as read at
+BMO commit 02aa5059, August 2026, which builds on gophercloud v2.13.0).
+Nothing of BMO's code is copied: this is written from reading it.
 """
 
 import json

@@ -155,12 +155,13 @@ class Metal3TestCase(testtools.TestCase):
                                      % self.emulator.system_ids[index]}
 
     def create_body(self, name, index=0, deploy_interface=None,
-                    disable_power_off=False):
+                    disable_power_off=False,
+                    boot_interface='redfish-virtual-media'):
         """register.go ``enrollNode``: gophercloud's ``nodes.CreateOpts``
         with every empty string left out; ``disable_power_off`` always
         sent (a pointer to the host's flag)."""
         body = {'driver': 'redfish',
-                'boot_interface': 'redfish-virtual-media',
+                'boot_interface': boot_interface,
                 'name': name,
                 'driver_info': self.driver_info(index),
                 'firmware_interface': 'redfish',

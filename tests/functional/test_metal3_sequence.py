@@ -502,6 +502,18 @@ class LaterVersionsTest(host.Metal3TestCase):
         'ipxe (bmc/redfish.go), which the redfish type here lacks; only '
         'redfish-virtualmedia:// hosts can be driven')
     def test_a_network_booted_redfish_host_enrols(self):
-        node = self.bmo.call('POST', '/v1/nodes', dict(
-            self.create_body(host.NODE_NAME), boot_interface='ipxe'))
+        bmo = self.bmo
+        bmo.negotiate()
+        # register.go enrollNode for a redfish:// BMC (bmc/redfish.go).
+        body = self.create_body(host.NODE_NAME, boot_interface='ipxe')
+        if bmo.max_minor < 95:
+            del body['disable_power_off']   # refused before 1.95
+        node = bmo.call('POST', '/v1/nodes', body)
         self.assertEqual('ipxe', node['boot_interface'])
+        # ironic.go HasCapacity -> loadBusyHosts, for a BMC without
+        # virtual media: one "fields" value holding the four names.
+        listed = bmo.call('GET', '/v1/nodes' + gophercloud.query(
+            fields=['uuid,name,provision_state,boot_interface']))['nodes']
+        self.assertEqual([(node['uuid'], host.NODE_NAME, 'enroll', 'ipxe')],
+                         [(n['uuid'], n['name'], n['provision_state'],
+                           n['boot_interface']) for n in listed])

@@ -319,8 +319,10 @@ class DirectDeployTest(host.Metal3TestCase):
             time.sleep(0.1)
 
     def heartbeat(self, node_uuid):
-        """One lookup and heartbeat of the agent; a busy node (409) is
-        heartbeated again later, as IPA does."""
+        """One lookup and heartbeat of the agent, tried again later (as
+        IPA does) when the node is busy (409) or has just left the state
+        the agent may look it up in (404): it was read waiting a moment
+        ago, and the conductor moves it on meanwhile."""
         try:
             _status, found = self.agent.request(
                 'GET', '/v1/lookup?node_uuid=%s' % node_uuid)
@@ -331,7 +333,7 @@ class DirectDeployTest(host.Metal3TestCase):
                 'callback_url': self.ipa.url, 'agent_version': '10.0.0',
                 'agent_token': self.ipa.token})
         except urllib.error.HTTPError as error:
-            if error.code != 409:
+            if error.code not in (404, 409):
                 raise
 
     def give_ironics_default(self, node):

@@ -86,6 +86,9 @@ _TRANSITIONS = (
     (s.DEPLOYING, s.EVENT_FAIL, s.DEPLOYFAIL),
     (s.DEPLOYWAIT, s.EVENT_FAIL, s.DEPLOYFAIL),
     (s.DEPLOYWAIT, s.EVENT_ABORT, s.DEPLOYFAIL),
+    # A deploy waiting for its agent may be torn down (as in Ironic:
+    # Metal3 deletes a host stuck so before abort there, API 1.110).
+    (s.DEPLOYWAIT, s.EVENT_DELETE, s.DELETING),
     (s.DEPLOYING, s.EVENT_HOLD, s.DEPLOYHOLD),
     (s.DEPLOYHOLD, s.EVENT_UNHOLD, s.DEPLOYWAIT),
     (s.DEPLOYHOLD, s.EVENT_ABORT, s.DEPLOYFAIL),

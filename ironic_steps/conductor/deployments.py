@@ -282,7 +282,12 @@ def _legacy_result(task, call):
 
 
 def start_tear_down(task, worker):
-    """Move a deployed (or failed) node into deleting."""
+    """Move a deployed (or failed, or waiting) node into deleting; a
+    deploy waiting for its agent stops where it is."""
+    if task.node.provision_state == states.DEPLOYWAIT:
+        step_runner.stop_flow(
+            task, step_kinds.DEPLOY_FLOW, 'Deploy of node %s torn down by '
+            'request while it waited' % task.node.uuid)
     task.start_work(states.EVENT_DELETE, worker, do_node_tear_down)
 
 

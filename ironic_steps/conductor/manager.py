@@ -218,7 +218,11 @@ class ConductorManager:
                 raise exception.NodeAllocated(
                     node=task.node.uuid, allocation=held_by,
                     action='deleted')
-            if task.node.provision_state not in DELETE_ALLOWED_STATES:
+            # In maintenance any state will do, as in Ironic: an operator
+            # (Metal3 too) forces the deletion of a node stuck elsewhere so.
+            if (not task.node.maintenance
+                    and task.node.provision_state
+                    not in DELETE_ALLOWED_STATES):
                 raise exception.NodeInWrongState(
                     node=task.node.uuid, action='deleted',
                     state=task.node.provision_state)

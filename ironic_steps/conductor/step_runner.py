@@ -340,6 +340,14 @@ def finish(task, flow):
     return Outcome.DONE
 
 
+def stop_flow(task, flow, reason):
+    """End the flow's current step as aborted for ``reason`` (in the step
+    history) and forget what it waited for, so that nothing resumes it;
+    the caller moves the node on."""
+    step_history.end_step(task, flow, step_history.ABORTED, reason)
+    stop_waiting(task.node)
+
+
 def abort(task, flow):
     """Stop a flow that waits for its agent, or is held, at the
     operator's request.
@@ -359,9 +367,7 @@ def abort(task, flow):
                                          flow=flow.name.lower())
     node.last_error = '%s aborted by request%s' % (
         flow.name, ' during step %s' % label if step else '')
-    step_history.end_step(task, flow, step_history.ABORTED,
-                          node.last_error)
-    stop_waiting(node)
+    stop_flow(task, flow, node.last_error)
     task.process_event(states.EVENT_ABORT)
     task.save_and_release()
     LOG.info('%s of node %s aborted by request', flow.name, node.uuid)

@@ -1,12 +1,15 @@
 """The verify flow: ``manage`` on an enrolled node checks its power access
-and records its boot settings (:mod:`boot_settings`) and, as Ironic does,
-its firmware versions (:func:`ironic_steps.drivers.firmware.
-read_into_cache`, which never fails the verification)."""
+and records its boot settings (:mod:`boot_settings`) and, as Ironic does
+(its ``node_update_cache``), its BIOS settings and firmware versions
+(:func:`ironic_steps.drivers.bios.read_into_cache`,
+:func:`ironic_steps.drivers.firmware.read_into_cache`, which never fail
+the verification)."""
 
 from oslo_log import log
 
 from ironic_steps.common import states
 from ironic_steps.conductor import boot_settings
+from ironic_steps.drivers import bios
 from ironic_steps.drivers import firmware
 
 LOG = log.getLogger(__name__)
@@ -23,6 +26,7 @@ def do_node_verify(task):
         task.driver.power.validate(task)
         node.power_state = task.driver.power.get_power_state(task)
         boot_settings.cache(task)
+        bios.read_into_cache(task)
         firmware.read_into_cache(task)
     except Exception as exc:
         LOG.warning('Verification of node %s failed: %s', node.uuid, exc)

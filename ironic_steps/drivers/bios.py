@@ -33,6 +33,7 @@ from oslo_log import log
 
 from ironic_steps.common import bios_registry
 from ironic_steps.common import exception
+from ironic_steps.drivers import hardware_cache
 
 LOG = log.getLogger(__name__)
 
@@ -64,6 +65,17 @@ def cache_settings(task, settings: typing.Mapping[str, object]) -> bool:
                   exc)
         return False
     return True
+
+
+def read_into_cache(task) -> bool:
+    """Ask the node's BIOS interface to read its settings into the cache,
+    as Ironic does when a node is managed (its ``node_update_cache``): never
+    fails the caller (see :func:`ironic_steps.drivers.hardware_cache.read`).
+
+    :returns: whether the cache was written.
+    """
+    return hardware_cache.read(task, 'bios', 'cache_bios_settings',
+                               'BIOS settings')
 
 
 def with_registry(values: typing.Mapping[str, object],

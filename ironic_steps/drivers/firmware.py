@@ -32,6 +32,7 @@ import typing
 from oslo_log import log
 
 from ironic_steps.common import exception
+from ironic_steps.drivers import hardware_cache
 
 LOG = log.getLogger(__name__)
 
@@ -135,27 +136,9 @@ def cache_components(task, components: typing.Iterable[dict]) -> bool:
 def read_into_cache(task) -> bool:
     """Ask the node's firmware interface to read its components into the
     cache, as Ironic does when a node is managed, inspected or cleaned: never
-    fails the caller (a node whose firmware cannot be read is still
-    manageable), logs why instead.
+    fails the caller (see :func:`ironic_steps.drivers.hardware_cache.read`).
 
     :returns: whether the cache was written.
     """
-    firmware = getattr(task.driver, 'firmware', None)
-    if not hasattr(firmware, 'cache_firmware_components'):
-        return False   # no firmware interface enabled for its type
-    try:
-        firmware.validate(task)
-        firmware.cache_firmware_components(task)
-    except exception.UnsupportedDriverExtension:
-        LOG.debug('Node %s has no firmware interface to read its '
-                  'components with', task.node.uuid)
-        return False
-    except exception.NodeLockLost:
-        raise   # taken over: the caller must stop
-    except Exception as exc:
-        LOG.warning('Could not read the firmware components of node %s: %s',
-                    task.node.uuid, exc,
-                    exc_info=not isinstance(
-                        exc, exception.IronicStepsException))
-        return False
-    return True
+    return hardware_cache.read(task, 'firmware', 'cache_firmware_components',
+                               'firmware components')

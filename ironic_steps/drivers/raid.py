@@ -167,3 +167,51 @@ def layout_to_build(task, raid_config):
                     task.node.uuid))
     task.driver.raid.validate_raid_config(task, raid_config)
     return raid_config
+
+
+#: The arguments of a RAID interface's create_configuration clean step
+#: (Ironic's: the node's target layout, whole or in part).
+CREATE_CONFIGURATION_ARGSINFO = {
+    'create_root_volume': {
+        'description': 'Build the logical disk marked is_root_volume '
+                       '(bool, default true).',
+        'required': False,
+    },
+    'create_nonroot_volumes': {
+        'description': 'Build the logical disks not marked is_root_volume '
+                       '(bool, default true).',
+        'required': False,
+    },
+    'delete_existing': {
+        'description': 'Delete existing logical disks first (bool, '
+                       'default false).',
+        'required': False,
+    },
+}
+
+
+def layout_to_create(task, create_root_volume=True,
+                     create_nonroot_volumes=True, **_ignored):
+    """The part of the node's target RAID layout a create_configuration
+    step builds (Ironic's step, which Metal3 runs after ``PUT
+    /v1/nodes/{node}/states/raid``): its root disk, its other disks, or
+    both; checked as :func:`layout_to_build` checks a layout.
+
+    :raises InvalidParameterValue: when there is no target layout, or
+        nothing of it is asked for.
+    """
+    if not task.node.target_raid_config:
+        raise exception.InvalidParameterValue(
+            err='node {0} has no target RAID configuration to create: set '
+                'it first (PUT /v1/nodes/{0}/states/raid)'.format(
+                    task.node.uuid))
+    layout = layout_to_build(task, None)
+    disks = [disk for disk in layout['logical_disks']
+             if (create_root_volume if disk.get('is_root_volume')
+                 else create_nonroot_volumes)]
+    if not disks:
+        raise exception.InvalidParameterValue(
+            err='node %s: create_configuration is asked to build none of '
+                'the logical disks of its target RAID configuration'
+                % task.node.uuid)
+    return dict(layout, logical_disks=disks)

@@ -66,6 +66,17 @@ class RegistryTest(_BiosCase):
             cached['QuietBoot'].allowable_values))
         self.assertEqual('True', cached['QuietBoot'].value)
 
+    def test_managing_a_node_caches_its_settings_as_ironic_does(self):
+        # Ironic reads the BIOS when it verifies a node: Metal3 reads the
+        # settings (GET .../bios?detail=true) right after managing it.
+        node = self.manageable()
+        cached = {s.name: s for s in objects.BIOSSetting.list_by_node(
+            self.context, node.id)}
+        self.assertEqual(sorted(emulated_bios.ATTRIBUTES), sorted(cached))
+        self.assertEqual(('Enabled', ['Enabled', 'Disabled']), (
+            cached['ProcTurboMode'].value,
+            cached['ProcTurboMode'].allowable_values))
+
     def test_redfish_value_names_are_read_as_ironic_reads_them(self):
         self.assertEqual(['Uefi', 'Legacy BIOS', None, 'x'],
                          redfish_bios._value_names([

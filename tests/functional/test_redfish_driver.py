@@ -11,6 +11,7 @@ import time
 
 import sushy
 
+from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import power_sync
 from ironic_steps.drivers.modules.redfish import utils
@@ -309,6 +310,51 @@ class MoreStepsTest(RedfishTestCase):
         node = self.clean(node, ('raid', 'delete_configuration', {}))
         self.assertEqual([], self.emulator.volumes(self.system_id()))
         self.assertEqual({}, node.raid_config)
+
+    def test_create_configuration_builds_the_target_as_metal3_asks(self):
+        # Metal3 sets the target, then cleans with Ironic's
+        # raid.delete_configuration and raid.create_configuration.
+        node = self.manageable()
+        layout = {'logical_disks': [
+            {'size_gb': 100, 'raid_level': '1', 'is_root_volume': True,
+             'volume_name': 'root'},
+            {'size_gb': 200, 'raid_level': '0', 'volume_name': 'data'}]}
+        self.rpcapi.set_target_raid_config(self.context, node.uuid, layout)
+        node = self.clean(node, ('raid', 'delete_configuration', {}),
+                          ('raid', 'create_configuration', {}))
+        self.assertEqual(['RAID1', 'RAID0'], [
+            v['RAIDType'] for v in self.emulator.volumes(self.system_id())])
+        self.assertEqual(['root', 'data'], [
+            d['volume_name'] for d in node.raid_config['logical_disks']])
+        # Only the disks not marked root.
+        node = self.clean(node, ('raid', 'delete_configuration', {}),
+                          ('raid', 'create_configuration',
+                           {'create_root_volume': False}))
+        self.assertEqual(['RAID0'], [
+            v['RAIDType'] for v in self.emulator.volumes(self.system_id())])
+        self.assertEqual(['data'], [
+            d['volume_name'] for d in node.raid_config['logical_disks']])
+
+    def test_create_configuration_without_a_target_is_refused(self):
+        node = self.manageable()
+        self.assertRaisesRegex(
+            exception.InvalidRequestedSteps,
+            'has no target RAID configuration to create',
+            self.rpcapi.do_node_clean, self.context, node.uuid,
+            clean_steps=[{'interface': 'raid',
+                          'step': 'create_configuration', 'args': {}}])
+        layout = {'logical_disks': [{'size_gb': 100, 'raid_level': '1',
+                                     'is_root_volume': True}]}
+        self.rpcapi.set_target_raid_config(self.context, node.uuid, layout)
+        self.assertRaisesRegex(
+            exception.InvalidRequestedSteps, 'none of the logical disks',
+            self.rpcapi.do_node_clean, self.context, node.uuid,
+            clean_steps=[{'interface': 'raid',
+                          'step': 'create_configuration',
+                          'args': {'create_root_volume': False}}])
+        self.assertEqual(states.MANAGEABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+        self.assertEqual([], self.emulator.volumes(self.system_id()))
 
     def test_bios_factory_reset_restores_the_defaults_and_caches_them(self):
         node = self.manageable()

@@ -192,9 +192,9 @@ def check_root_device_hints(node):
     """:raises InvalidParameterValue: for hints the agent cannot read."""
     for where in ('properties', 'instance_info'):
         hints = (getattr(node, where) or {}).get('root_device')
-        if hints is None:
-            continue
-        if not isinstance(hints, dict) or not hints:
+        if hints is None or hints == {}:
+            continue   # no hints; {} is Metal3's "none", as Ironic reads it
+        if not isinstance(hints, dict):
             raise exception.InvalidParameterValue(
                 err='%s/root_device of node %s must be an object of root '
                     'device hints' % (where, node.uuid))

@@ -31,6 +31,20 @@ class MaintenanceTest(base.ApiTestCase):
         self.assertTrue(self.stored().maintenance)
         self.assertIsNone(self.stored().maintenance_reason)
 
+    def test_a_node_in_maintenance_is_deleted_in_any_state(self):
+        # As in Ironic: Metal3 deletes a host stuck in a failed state so.
+        node = self.stored()
+        node.provision_state = 'inspect failed'
+        node.save()
+        self.assertError(self.delete('/v1/nodes/node-1'), 409,
+                         'cannot be deleted while it is in state '
+                         'inspect failed')
+        self.assertEqual('inspect failed', self.stored().provision_state)
+        self.put('/v1/nodes/node-1/maintenance',
+                 json={'reason': 'forcing deletion'})
+        self.assertEqual(204, self.delete('/v1/nodes/node-1').status_code)
+        self.assertEqual(404, self.get('/v1/nodes/node-1').status_code)
+
     def test_unsetting_it_clears_the_reason_and_the_fault(self):
         node = self.stored()
         node.maintenance, node.maintenance_reason = True, 'x'

@@ -24,7 +24,7 @@ class TransitionTest(oslotest_base.BaseTestCase):
         (s.ENROLL, s.EVENT_DEPLOY, 'manage'),
         (s.AVAILABLE, s.EVENT_DONE, 'deploy, manage'),
         (s.ACTIVE, s.EVENT_DEPLOY, 'delete, rebuild, rescue, service'),
-        (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, fail, resume'),
+        (s.DEPLOYWAIT, s.EVENT_DONE, 'abort, delete, fail, resume'),
         (s.MANAGEABLE, s.EVENT_DEPLOY, 'adopt, clean, inspect, provide'),
         (s.INSPECTWAIT, s.EVENT_MANAGE, 'abort, done, fail, resume'),
         (s.INSPECTFAIL, s.EVENT_DEPLOY, 'inspect, manage'),

@@ -150,6 +150,24 @@ class AbortDeployTest(base.ConductorTestCase):
         self.assertEqual(states.DEPLOYFAIL, objects.Node.get(
             self.context, node.uuid).provision_state)
 
+    def test_a_deploy_waiting_for_its_agent_may_be_torn_down(self):
+        # As in Ironic: Metal3 tears a waiting deploy down ("deleted")
+        # where abort is not served (before API 1.110).
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        node = self.wait_for_state(node, states.DEPLOYWAIT)
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        self.rpcapi.do_node_tear_down(self.context, node.uuid)
+        node = self.wait_for_state(node, states.AVAILABLE)
+        self.assertIsNone(node.last_error)
+        self.assertEqual(({}, None), (node.instance_info,
+                                      node.instance_uuid))
+        self.assertNotIn('agent_secret_token', node.driver_internal_info)
+        self.assertRaises(exception.InvalidAgentToken, self.rpcapi.heartbeat,
+                          self.context, node.uuid, agent_token=token)
+        self.assertEqual(states.AVAILABLE, objects.Node.get(
+            self.context, node.uuid).provision_state)
+
 
 class WaitingFlowTableTest(base.ConductorTestCase):
 

@@ -5,11 +5,13 @@ raid`) on the node's first storage controller that has drives: with
 ``delete_existing`` (the default) it first deletes the volumes there, then
 creates one volume per logical disk, on drives no other logical disk of
 the layout uses (those named in ``physical_disks``, else the first free
-ones, as many as the RAID level needs).  ``delete_configuration`` deletes
-every volume.  A BMC builds volumes in its own time: each request the BMC
-answers with a task is polled (see :func:`ironic_steps.drivers.base.
-poll_step`) before the next one is sent, and the node's ``raid_config``
-records the layout once all are done.
+ones, as many as the RAID level needs).  ``create_configuration`` (a clean
+step, Ironic's, which Metal3 cleans with) builds the node's target layout
+the same way, keeping existing volumes unless asked.
+``delete_configuration`` deletes every volume.  A BMC builds volumes in
+its own time: each request the BMC answers with a task is polled (see
+:func:`ironic_steps.drivers.base.poll_step`) before the next one is sent,
+and the node's ``raid_config`` records the layout once all are done.
 """
 
 from ironic_steps.common import exception
@@ -126,6 +128,20 @@ class RedfishRAID(utils.BMCInterface, base.RAIDInterface):
                 controller=storage.identity))
         return self._go_on(task, storage.path, pending,
                            {'logical_disks': built})
+
+    @base.clean_step(priority=0,
+                     argsinfo=raid.CREATE_CONFIGURATION_ARGSINFO,
+                     precheck=raid.layout_to_create)
+    def create_configuration(self, task, create_root_volume=True,
+                             create_nonroot_volumes=True,
+                             delete_existing=False):
+        """Build the node's target RAID configuration (set beforehand
+        with ``PUT /v1/nodes/{node}/states/raid``), as Ironic's clean step
+        of that name does: Metal3 cleans with it."""
+        return self.apply_configuration(
+            task, raid.layout_to_create(task, create_root_volume,
+                                        create_nonroot_volumes),
+            delete_existing=delete_existing)
 
     @base.deploy_step(priority=0)
     @base.clean_step(priority=0)

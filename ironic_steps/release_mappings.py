@@ -176,6 +176,19 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0']},
     }),
+    # Ironic's API ladder above 1.94: node disable_power_off (1.95; Node
+    # 1.7), the conductor never powering such a node off.
+    ('0.13', {
+        'api': '1.95',
+        'rpc': '1.8',
+        'objects': {'Node': ['1.7'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
+                    'Runbook': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

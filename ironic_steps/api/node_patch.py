@@ -3,11 +3,11 @@
 The shared :mod:`patching` machinery does the work on the writable fields
 of :mod:`node_schema`; this module says what is node-specific: removing a
 top-level field resets it (dicts to ``{}``, ``maintenance``,
-``protected`` and ``retired`` to false, ``conductor_group`` to ``''``,
-anything else to null), computed fields read as null, and leaving
-maintenance clears its reason, and a BMC address that changes takes its
-old credentials with it (:func:`forget_moved_credentials`).  The checks of
-every operation and the
+``protected``, ``retired`` and ``disable_power_off`` to false,
+``conductor_group`` to ``''``, anything else to null), computed fields
+read as null, and leaving maintenance clears its reason, and a BMC
+address that changes takes its old credentials with it
+(:func:`forget_moved_credentials`).  The checks of every operation and the
 write-only rule for the secrets of the fields the node's view masks
 (``driver_info``, ``instance_info``, ``network_data``, ...) are the shared
 machinery's.  The caller saves the changes through the conductor; this
@@ -23,7 +23,7 @@ _DICT_FIELDS = frozenset(['driver_info', 'instance_info', 'properties',
                           'extra', 'network_data'])
 #: What other removed fields become (not stored as null).
 _REMOVED = {'maintenance': False, 'protected': False, 'retired': False,
-            'conductor_group': ''}
+            'disable_power_off': False, 'conductor_group': ''}
 
 
 def _empty(field):

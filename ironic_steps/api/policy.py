@@ -183,6 +183,10 @@ _RULES = [
           'Set or change the parent node of a node (a PATCH of '
           '/parent_node).',
           ('PATCH', '/nodes/{node_ident}')),
+    _rule('baremetal:node:update:disable_power_off', _ADMIN,
+          'Allow or forbid powering a node off (a PATCH of '
+          '/disable_power_off).',
+          ('PATCH', '/nodes/{node_ident}')),
     _rule('baremetal:shards:get', _READ,
           'List the shards of nodes and how many nodes each has.',
           ('GET', '/shards')),

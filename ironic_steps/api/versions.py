@@ -141,11 +141,13 @@ implement it):
   targets take a ``runbook`` instead of their steps, allowed when the
   runbook's name is a trait of the node.
 * 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices.
-* 1.94 - a port is created for ``node_ident``, a node's name or UUID
-  (maximum).
+* 1.94 - a port is created for ``node_ident``, a node's name or UUID.
+* 1.95 - node ``disable_power_off`` field: the conductor never powers the
+  node off (a power off is refused 409; flows reboot it instead, and lock
+  its agent down where they would power it off) (maximum).
 
 Built and gated at their versions, but above the maximum until every
-version below them is served (:data:`AWAITING_LADDER`; 1.95, 1.96, 1.104
+version below them is served (:data:`AWAITING_LADDER`; 1.96, 1.104
 and 1.107 to 1.110 are not built yet):
 
 * 1.97 - (awaiting the ladder) port ``description`` field.
@@ -279,6 +281,7 @@ MINOR_91_DOT_JSON = 91
 MINOR_92_RUNBOOKS = 92
 MINOR_93_GET_VMEDIA = 93
 MINOR_94_PORT_NODENAME = 94
+MINOR_95_DISABLE_POWER_OFF = 95
 MINOR_97_PORT_DESCRIPTION = 97
 MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES = 98
 MINOR_99_PORT_PORTGROUP_CONDUCTOR_GROUP_FILTER = 99
@@ -304,7 +307,7 @@ AWAITING_LADDER = frozenset([
     MINOR_112_RUNBOOK_TRAITS])
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_94_PORT_NODENAME)
+_MAX_VERSION = (BASE_VERSION, MINOR_95_DISABLE_POWER_OFF)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

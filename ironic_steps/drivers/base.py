@@ -22,6 +22,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import interfaces
 from ironic_steps.common import states
 from ironic_steps.common import step_kinds
+from ironic_steps.drivers import power_cycles
 from ironic_steps.drivers import raid
 from ironic_steps.drivers.step_decorators import check_timeout  # noqa
 from ironic_steps.drivers.step_decorators import clean_step  # noqa
@@ -199,8 +200,10 @@ class DeployInterface(BaseInterface):
         """
 
     def tear_down(self, task):
-        """Undo the deploy: power off and remove what was written."""
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        """Undo the deploy: power off (see
+        :func:`power_cycles.power_off_or_reboot`) and remove what was
+        written."""
+        power_cycles.power_off_or_reboot(task)
 
     # --- an agent on the node -------------------------------------------
     #: Whether this interface drives an agent that offers steps of its own

@@ -21,7 +21,7 @@ import testtools
 from tests.functional import fixtures as functional
 
 #: Test id prefix (module or class) -> the microversion it needs, above
-#: ours (1.94): the suite skips these and only these.
+#: ours (1.95): the suite skips these and only these.
 NEEDS_A_LATER_MICROVERSION = {
     'test_inspection_rules.TestBareMetalInspectionRule': '1.96',
     'test_node.TestBareMetalNodeInstanceName': '1.104',

@@ -268,7 +268,9 @@ def _reset_interfaces(args, version, changes):
 #: Fields whose change needs a rule of its own, as in Ironic, besides
 #: ``baremetal:node:update``.
 _OWN_RULES = {'shard': 'baremetal:node:update:shard',
-              'parent_node': 'baremetal:node:update:parent_node'}
+              'parent_node': 'baremetal:node:update:parent_node',
+              'disable_power_off':
+                  'baremetal:node:update:disable_power_off'}
 
 
 @blueprint.patch('/<ident>')

@@ -177,7 +177,8 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Runbook': ['1.0']},
     }),
     # Ironic's API ladder above 1.94: node disable_power_off (1.95; Node
-    # 1.7), the conductor never powering such a node off.
+    # 1.7), the conductor never powering such a node off; node
+    # instance_name (1.104, Node 1.7; built, awaiting the ladder).
     ('0.13', {
         'api': '1.95',
         'rpc': '1.8',

@@ -79,6 +79,8 @@ FIELD_SCHEMAS = {
     'parent_node': {'type': ['string', 'null'], 'minLength': 1,
                     'maxLength': 255},
     'disable_power_off': {'type': 'boolean'},
+    'instance_name': {'type': ['string', 'null'], 'minLength': 1,
+                      'maxLength': 255},
 }
 
 #: Said after a schema's own message, where that is cryptic.
@@ -103,6 +105,7 @@ CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
                            'lessee', 'description', 'retired',
                            'retired_reason', 'network_data', 'shard',
                            'parent_node', 'disable_power_off',
+                           'instance_name',
                            *_INTERFACE_FIELDS])
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}

@@ -27,6 +27,7 @@ from ironic_steps import objects
 #: Every public field, in the order bodies list them ('id' is internal).
 FIELDS = (
     'uuid', 'name', 'driver', 'resource_class', 'instance_uuid',
+    'instance_name',
     'chassis_uuid', 'conductor_group', 'conductor', 'owner', 'lessee',
     'description', 'allocation_uuid',
     'provision_state', 'target_provision_state', 'provision_updated_at',
@@ -90,6 +91,7 @@ _FIELD_VERSIONS = {
     'firmware_interface': v.at(v.MINOR_86_FIRMWARE_INTERFACE),
     'service_step': v.at(v.MINOR_87_SERVICE),
     'disable_power_off': v.at(v.MINOR_95_DISABLE_POWER_OFF),
+    'instance_name': v.at(v.MINOR_104_NODE_INSTANCE_NAME),
 }
 
 #: Fields that are not columns of the node: computed when shown.
@@ -179,7 +181,7 @@ VIEW = view.View(
     links=RESOURCE_LINKS,
     # Ironic's node fields of versions not served here yet: Metal3's
     # baremetal-operator sends disable_power_off at every version.
-    not_built={'instance_name': (1, 104), 'health': (1, 109)})
+    not_built={'health': (1, 109)})
 
 # The node's view is the shared machinery (:mod:`view`) with the
 # declarations above; these names are what node code calls.

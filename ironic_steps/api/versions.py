@@ -147,8 +147,8 @@ implement it):
   its agent down where they would power it off) (maximum).
 
 Built and gated at their versions, but above the maximum until every
-version below them is served (:data:`AWAITING_LADDER`; 1.96, 1.104
-and 1.107 to 1.110 are not built yet):
+version below them is served (:data:`AWAITING_LADDER`; 1.96 and
+1.107 to 1.110 are not built yet):
 
 * 1.97 - (awaiting the ladder) port ``description`` field.
 * 1.98 - (awaiting the ladder) no change here: JSON patch paths were
@@ -164,6 +164,9 @@ and 1.107 to 1.110 are not built yet):
 * 1.105 - (awaiting the ladder) a port's ``local_link_connection`` takes
   the VTEP keys no more and shows a link holding them as ``{}``, as below
   1.90.
+* 1.104 - (awaiting the ladder) node ``instance_name`` field and list
+  filter: set by the operator (or from ``instance_info/display_name``
+  when unset), cleared when the node is undeployed.
 * 1.106 - (awaiting the ladder) ``?shard`` on the portgroup list.
 * 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
   portgroup ``dynamic_portgroup`` fields.
@@ -289,6 +292,7 @@ MINOR_100_PORT_VENDOR = 100
 MINOR_101_PORT_CATEGORY = 101
 MINOR_102_PORTGROUP_PHYSICAL_NETWORK = 102
 MINOR_103_PORTGROUP_CATEGORY = 103
+MINOR_104_NODE_INSTANCE_NAME = 104
 MINOR_105_REMOVE_OVN_VTEP = 105
 MINOR_106_PORTGROUP_SHARD = 106
 MINOR_111_DYNAMIC_PORTGROUP = 111
@@ -302,7 +306,8 @@ AWAITING_LADDER = frozenset([
     MINOR_97_PORT_DESCRIPTION, MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES,
     MINOR_99_PORT_PORTGROUP_CONDUCTOR_GROUP_FILTER, MINOR_100_PORT_VENDOR,
     MINOR_101_PORT_CATEGORY, MINOR_102_PORTGROUP_PHYSICAL_NETWORK,
-    MINOR_103_PORTGROUP_CATEGORY, MINOR_105_REMOVE_OVN_VTEP,
+    MINOR_103_PORTGROUP_CATEGORY, MINOR_104_NODE_INSTANCE_NAME,
+    MINOR_105_REMOVE_OVN_VTEP,
     MINOR_106_PORTGROUP_SHARD, MINOR_111_DYNAMIC_PORTGROUP,
     MINOR_112_RUNBOOK_TRAITS])
 

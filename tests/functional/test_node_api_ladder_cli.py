@@ -1,8 +1,14 @@
 """The real ``openstack baremetal`` CLI on the node fields of Ironic's API
 above 1.94 (release 0.13), against the all-in-one service."""
 
+import testtools
+
+from ironic_steps.api import versions
 from ironic_steps.common import states
 from tests.functional import test_openstack_client
+
+_AWAITING = ('built but not served until the maximum reaches it '
+             '(versions.AWAITING_LADDER); its API tests run ahead of it')
 
 
 class DisablePowerOffCLITest(test_openstack_client.CLITestCase):
@@ -32,3 +38,20 @@ class DisablePowerOffCLITest(test_openstack_client.CLITestCase):
         client.run('node', 'set', 'n1', '--disable-power-off')
         self.assertIs(True, client.json('node', 'show', 'n1')[
             'disable_power_off'])
+
+
+class InstanceNameCLITest(test_openstack_client.CLITestCase):
+
+    @testtools.skipIf(versions.max_version() < versions.at(
+        versions.MINOR_104_NODE_INSTANCE_NAME), 'API 1.104 is ' + _AWAITING)
+    def test_a_node_is_named_for_its_instance_and_listed_by_it(self):
+        _service, client = self.start_service()
+        client.json('node', 'create', '--driver', 'fake-hardware',
+                    '--name', 'n1', '--instance-name', 'web-1')
+        client.json('node', 'create', '--driver', 'fake-hardware',
+                    '--name', 'n2')
+        client.run('node', 'set', 'n2', '--instance-name', 'web-2')
+        self.assertEqual(['n2'], [node['name'] for node in client.json(
+            'node', 'list', '--instance-name', 'web-2')])
+        self.assertEqual('web-1', client.json('node', 'show', 'n1')[
+            'instance_name'])

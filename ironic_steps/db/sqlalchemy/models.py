@@ -136,6 +136,8 @@ class Node(Base):
     # column get the database's.)
     disable_power_off = sa.Column(sa.Boolean, nullable=False,
                                   server_default=sa.false())
+    # The name of the instance deployed on the node (API 1.104).
+    instance_name = sa.Column(sa.String(255))
 
 
 class Conductor(Base):

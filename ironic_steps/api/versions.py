@@ -148,7 +148,7 @@ implement it):
 
 Built and gated at their versions, but above the maximum until every
 version below them is served (:data:`AWAITING_LADDER`; 1.96 and
-1.107 to 1.110 are not built yet):
+1.108 to 1.110 are not built yet):
 
 * 1.97 - (awaiting the ladder) port ``description`` field.
 * 1.98 - (awaiting the ladder) no change here: JSON patch paths were
@@ -168,6 +168,10 @@ version below them is served (:data:`AWAITING_LADDER`; 1.96 and
   filter: set by the operator (or from ``instance_info/display_name``
   when unset), cleared when the node is undeployed.
 * 1.106 - (awaiting the ladder) ``?shard`` on the portgroup list.
+* 1.107 - (awaiting the ladder) no change here: Ironic's marker for the
+  ``X-OpenStack-Request-Id`` answer header, which every answer carries
+  at every version, with ``OpenStack-Request-Id`` (see
+  :mod:`request_ids`).
 * 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
   portgroup ``dynamic_portgroup`` fields.
 * 1.112 - (awaiting the ladder) runbook ``traits`` (the
@@ -295,6 +299,7 @@ MINOR_103_PORTGROUP_CATEGORY = 103
 MINOR_104_NODE_INSTANCE_NAME = 104
 MINOR_105_REMOVE_OVN_VTEP = 105
 MINOR_106_PORTGROUP_SHARD = 106
+MINOR_107_X_OPENSTACK_REQUEST_ID = 107
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
 
@@ -308,7 +313,8 @@ AWAITING_LADDER = frozenset([
     MINOR_101_PORT_CATEGORY, MINOR_102_PORTGROUP_PHYSICAL_NETWORK,
     MINOR_103_PORTGROUP_CATEGORY, MINOR_104_NODE_INSTANCE_NAME,
     MINOR_105_REMOVE_OVN_VTEP,
-    MINOR_106_PORTGROUP_SHARD, MINOR_111_DYNAMIC_PORTGROUP,
+    MINOR_106_PORTGROUP_SHARD, MINOR_107_X_OPENSTACK_REQUEST_ID,
+    MINOR_111_DYNAMIC_PORTGROUP,
     MINOR_112_RUNBOOK_TRAITS])
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)

@@ -147,8 +147,8 @@ implement it):
   its agent down where they would power it off) (maximum).
 
 Built and gated at their versions, but above the maximum until every
-version below them is served (:data:`AWAITING_LADDER`; 1.96 and
-1.108 to 1.110 are not built yet):
+version below them is served (:data:`AWAITING_LADDER`; 1.96, 1.109
+and 1.110 are not built yet):
 
 * 1.97 - (awaiting the ladder) port ``description`` field.
 * 1.98 - (awaiting the ladder) no change here: JSON patch paths were
@@ -172,6 +172,9 @@ version below them is served (:data:`AWAITING_LADDER`; 1.96 and
   ``X-OpenStack-Request-Id`` answer header, which every answer carries
   at every version, with ``OpenStack-Request-Id`` (see
   :mod:`request_ids`).
+* 1.108 - (awaiting the ladder) ``disable_ramdisk`` with the ``service``
+  target: service steps run without booting the agent, refused when a
+  step needs it (as with ``clean``, 1.70).
 * 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
   portgroup ``dynamic_portgroup`` fields.
 * 1.112 - (awaiting the ladder) runbook ``traits`` (the
@@ -300,6 +303,7 @@ MINOR_104_NODE_INSTANCE_NAME = 104
 MINOR_105_REMOVE_OVN_VTEP = 105
 MINOR_106_PORTGROUP_SHARD = 106
 MINOR_107_X_OPENSTACK_REQUEST_ID = 107
+MINOR_108_SERVICE_DISABLE_RAMDISK = 108
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
 
@@ -314,6 +318,7 @@ AWAITING_LADDER = frozenset([
     MINOR_103_PORTGROUP_CATEGORY, MINOR_104_NODE_INSTANCE_NAME,
     MINOR_105_REMOVE_OVN_VTEP,
     MINOR_106_PORTGROUP_SHARD, MINOR_107_X_OPENSTACK_REQUEST_ID,
+    MINOR_108_SERVICE_DISABLE_RAMDISK,
     MINOR_111_DYNAMIC_PORTGROUP,
     MINOR_112_RUNBOOK_TRAITS])
 

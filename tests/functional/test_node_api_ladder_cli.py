@@ -1,6 +1,8 @@
 """The real ``openstack baremetal`` CLI on the node fields of Ironic's API
 above 1.94 (release 0.13), against the all-in-one service."""
 
+import json
+
 import testtools
 
 from ironic_steps.api import versions
@@ -55,3 +57,30 @@ class InstanceNameCLITest(test_openstack_client.CLITestCase):
             'node', 'list', '--instance-name', 'web-2')])
         self.assertEqual('web-1', client.json('node', 'show', 'n1')[
             'instance_name'])
+
+
+class ServiceWithoutRamdiskCLITest(test_openstack_client.CLITestCase):
+
+    @testtools.skipIf(versions.max_version() < versions.at(
+        versions.MINOR_108_SERVICE_DISABLE_RAMDISK),
+        'API 1.108 is ' + _AWAITING)
+    def test_node_service_disable_ramdisk(self):
+        _service, client = self.start_service()
+        self.enrol_and_provide(client, 'n1')
+        client.run('node', 'deploy', 'n1', '--wait', '60')
+        bios = [{'interface': 'bios', 'step': 'apply_configuration',
+                 'args': {'settings': [{'name': 'SriovEnable',
+                                        'value': 'Enabled'}]}}]
+        client.run('node', 'service', 'n1', '--service-steps',
+                   json.dumps(bios), '--disable-ramdisk', '--wait', '60')
+        node = client.json('node', 'show', 'n1')
+        self.assertEqual(('active', None), (node['provision_state'],
+                                            node['last_error']))
+        refused = client.run('node', 'service', 'n1', '--service-steps',
+                             json.dumps(bios + [{'interface': 'deploy',
+                                                 'step': 'wait'}]),
+                             '--disable-ramdisk', check=False)
+        self.assertNotEqual(0, refused.returncode)
+        self.assertIn('deploy.wait', refused.stderr)
+        self.assertEqual('active', client.json(
+            'node', 'show', 'n1')['provision_state'])

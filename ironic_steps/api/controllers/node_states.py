@@ -77,10 +77,9 @@ class _Target:
 
 
 _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
-#: ``disable_ramdisk`` with ``service`` is Ironic's 1.108, beyond this
-#: API's maximum: refused 406 until then.
 _SERVICE_EXTRAS = {'service_steps': (1, versions.MINOR_87_SERVICE),
-                   'disable_ramdisk': (1, 108),
+                   'disable_ramdisk': (
+                       1, versions.MINOR_108_SERVICE_DISABLE_RAMDISK),
                    'runbook': (1, versions.MINOR_92_RUNBOOKS)}
 _ACTIVE_EXTRAS = {**_DEPLOY_STEPS, 'configdrive': versions.MIN_VERSION}
 _REBUILD_EXTRAS = {**_DEPLOY_STEPS,

@@ -34,8 +34,7 @@ implement it):
 * 1.12 - node ``raid_config`` and ``target_raid_config``; ``PUT
   /v1/nodes/{node}/states/raid``.
 * 1.13 - the ``abort`` provision target (from ``clean wait``, where the
-  running step is abortable, and from ``wait call-back``, which Ironic
-  allows from 1.110).
+  running step is abortable).
 * 1.14 - ``states`` link of nodes, ``properties`` link of drivers.
 * 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
@@ -147,8 +146,8 @@ implement it):
   its agent down where they would power it off) (maximum).
 
 Built and gated at their versions, but above the maximum until every
-version below them is served (:data:`AWAITING_LADDER`; 1.96, 1.109
-and 1.110 are not built yet):
+version below them is served (:data:`AWAITING_LADDER`; 1.96 and 1.109
+are not built yet):
 
 * 1.97 - (awaiting the ladder) port ``description`` field.
 * 1.98 - (awaiting the ladder) no change here: JSON patch paths were
@@ -175,6 +174,8 @@ and 1.110 are not built yet):
 * 1.108 - (awaiting the ladder) ``disable_ramdisk`` with the ``service``
   target: service steps run without booting the agent, refused when a
   step needs it (as with ``clean``, 1.70).
+* 1.110 - (awaiting the ladder) ``abort`` from ``wait call-back`` (below,
+  refused 406 as Ironic refuses it).
 * 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
   portgroup ``dynamic_portgroup`` fields.
 * 1.112 - (awaiting the ladder) runbook ``traits`` (the
@@ -304,6 +305,7 @@ MINOR_105_REMOVE_OVN_VTEP = 105
 MINOR_106_PORTGROUP_SHARD = 106
 MINOR_107_X_OPENSTACK_REQUEST_ID = 107
 MINOR_108_SERVICE_DISABLE_RAMDISK = 108
+MINOR_110_DEPLOYWAIT_ABORT = 110
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
 
@@ -318,7 +320,7 @@ AWAITING_LADDER = frozenset([
     MINOR_103_PORTGROUP_CATEGORY, MINOR_104_NODE_INSTANCE_NAME,
     MINOR_105_REMOVE_OVN_VTEP,
     MINOR_106_PORTGROUP_SHARD, MINOR_107_X_OPENSTACK_REQUEST_ID,
-    MINOR_108_SERVICE_DISABLE_RAMDISK,
+    MINOR_108_SERVICE_DISABLE_RAMDISK, MINOR_110_DEPLOYWAIT_ABORT,
     MINOR_111_DYNAMIC_PORTGROUP,
     MINOR_112_RUNBOOK_TRAITS])
 

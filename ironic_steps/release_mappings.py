@@ -178,7 +178,9 @@ RELEASE_MAPPING = collections.OrderedDict([
     }),
     # Ironic's API ladder above 1.94: node disable_power_off (1.95; Node
     # 1.7), the conductor never powering such a node off; node
-    # instance_name (1.104, Node 1.7; built, awaiting the ladder).
+    # instance_name (1.104) and health (1.109; both Node 1.7, built,
+    # awaiting the ladder), disable_ramdisk with service (1.108), abort in
+    # wait call-back (1.110).
     ('0.13', {
         'api': '1.95',
         'rpc': '1.8',

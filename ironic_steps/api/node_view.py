@@ -39,7 +39,7 @@ FIELDS = (
     'driver_internal_info', 'instance_info', 'properties', 'extra',
     'raid_config', 'target_raid_config', 'network_data', 'traits',
     'boot_mode',
-    'secure_boot', 'shard', 'parent_node', 'disable_power_off',
+    'secure_boot', 'shard', 'parent_node', 'disable_power_off', 'health',
     'bios_interface', 'boot_interface', 'console_interface',
     'deploy_interface', 'firmware_interface', 'inspect_interface',
     'management_interface', 'network_interface', 'power_interface', 'raid_interface',
@@ -92,6 +92,7 @@ _FIELD_VERSIONS = {
     'service_step': v.at(v.MINOR_87_SERVICE),
     'disable_power_off': v.at(v.MINOR_95_DISABLE_POWER_OFF),
     'instance_name': v.at(v.MINOR_104_NODE_INSTANCE_NAME),
+    'health': v.at(v.MINOR_109_NODE_HEALTH),
 }
 
 #: Fields that are not columns of the node: computed when shown.
@@ -178,10 +179,7 @@ VIEW = view.View(
     before={'provision_state': (
         (v.at(v.MINOR_39_INSPECT_WAIT), _inspecting),
         (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate))},
-    links=RESOURCE_LINKS,
-    # Ironic's node fields of versions not served here yet: Metal3's
-    # baremetal-operator sends disable_power_off at every version.
-    not_built={'health': (1, 109)})
+    links=RESOURCE_LINKS)
 
 # The node's view is the shared machinery (:mod:`view`) with the
 # declarations above; these names are what node code calls.

@@ -146,8 +146,8 @@ implement it):
   its agent down where they would power it off) (maximum).
 
 Built and gated at their versions, but above the maximum until every
-version below them is served (:data:`AWAITING_LADDER`; 1.96 and 1.109
-are not built yet):
+version below them is served (:data:`AWAITING_LADDER`; 1.96 is not
+built yet):
 
 * 1.97 - (awaiting the ladder) port ``description`` field.
 * 1.98 - (awaiting the ladder) no change here: JSON patch paths were
@@ -174,6 +174,9 @@ are not built yet):
 * 1.108 - (awaiting the ladder) ``disable_ramdisk`` with the ``service``
   target: service steps run without booting the agent, refused when a
   step needs it (as with ``clean``, 1.70).
+* 1.109 - (awaiting the ladder) node ``health`` field (read only): the
+  server's health as its BMC last reported it (``OK``, ``Warning``,
+  ``Critical``), read by the power state sync.
 * 1.110 - (awaiting the ladder) ``abort`` from ``wait call-back`` (below,
   refused 406 as Ironic refuses it).
 * 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
@@ -305,6 +308,7 @@ MINOR_105_REMOVE_OVN_VTEP = 105
 MINOR_106_PORTGROUP_SHARD = 106
 MINOR_107_X_OPENSTACK_REQUEST_ID = 107
 MINOR_108_SERVICE_DISABLE_RAMDISK = 108
+MINOR_109_NODE_HEALTH = 109
 MINOR_110_DEPLOYWAIT_ABORT = 110
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
@@ -320,7 +324,8 @@ AWAITING_LADDER = frozenset([
     MINOR_103_PORTGROUP_CATEGORY, MINOR_104_NODE_INSTANCE_NAME,
     MINOR_105_REMOVE_OVN_VTEP,
     MINOR_106_PORTGROUP_SHARD, MINOR_107_X_OPENSTACK_REQUEST_ID,
-    MINOR_108_SERVICE_DISABLE_RAMDISK, MINOR_110_DEPLOYWAIT_ABORT,
+    MINOR_108_SERVICE_DISABLE_RAMDISK, MINOR_109_NODE_HEALTH,
+    MINOR_110_DEPLOYWAIT_ABORT,
     MINOR_111_DYNAMIC_PORTGROUP,
     MINOR_112_RUNBOOK_TRAITS])
 

@@ -292,6 +292,10 @@ class PowerInterface(BaseInterface):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
+#: A server's overall health, Redfish's (and Ironic's) words.
+HEALTH_STATES = ('OK', 'Warning', 'Critical')
+
+
 class ManagementInterface(BaseInterface):
     """The node's BMC beyond power: its boot device, boot mode, secure
     boot and virtual media.
@@ -335,6 +339,11 @@ class ManagementInterface(BaseInterface):
     def get_secure_boot_state(self, task):
         """Whether secure boot is on (for the next boot)."""
         self._unsupported(task, 'reading secure boot')
+
+    def get_health(self, task):
+        """The server's overall health as the BMC reports it: one of
+        :data:`HEALTH_STATES`; None if the BMC does not say."""
+        self._unsupported(task, 'reading the hardware health')
 
     def set_secure_boot_state(self, task, state):
         """Turn secure boot on (True) or off (False)."""

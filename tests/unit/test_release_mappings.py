@@ -111,7 +111,7 @@ class ReleaseMappingTest(testtools.TestCase):
     def test_release_0_13_brings_the_node_fields_of_the_api_ladder(self):
         from ironic_steps import objects
         before, release = MAPPING['0.12'], MAPPING['0.13']
-        self.assertEqual({'disable_power_off', 'instance_name'},
+        self.assertEqual({'disable_power_off', 'instance_name', 'health'},
                          objects.Node.fields_unknown_at(
             before['objects']['Node'][-1]) - objects.Node.fields_unknown_at(
             release['objects']['Node'][-1]))

@@ -138,6 +138,8 @@ class Node(Base):
                                   server_default=sa.false())
     # The name of the instance deployed on the node (API 1.104).
     instance_name = sa.Column(sa.String(255))
+    # The server's health as its BMC last reported it (API 1.109).
+    health = sa.Column(sa.String(32))
 
 
 class Conductor(Base):

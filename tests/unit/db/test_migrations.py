@@ -45,6 +45,7 @@ ADD_PORT_NAME = 'b1d4e7a9c288'
 ADD_PORT_AND_PORTGROUP_FIELDS = 'd2e6a8c4f197'
 ADD_NODE_DISABLE_POWER_OFF = 'e7a3c5f91b2d'
 ADD_NODE_INSTANCE_NAME = 'a4c9e1f7b358'
+ADD_NODE_HEALTH = 'c7d2f4a9e613'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
@@ -56,7 +57,7 @@ REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_RUNBOOKS, ADD_NODE_FIRMWARE_INTERFACE,
              CREATE_FIRMWARE_INFORMATION, ADD_PORT_NAME,
              ADD_PORT_AND_PORTGROUP_FIELDS, ADD_NODE_DISABLE_POWER_OFF,
-             ADD_NODE_INSTANCE_NAME]
+             ADD_NODE_INSTANCE_NAME, ADD_NODE_HEALTH]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
 
@@ -470,14 +471,14 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual([0, 0], list(connection.execute(sa.text(
                 'SELECT disable_power_off FROM nodes')).scalars()))
 
-    def test_existing_nodes_have_no_instance_name(self):
+    def test_existing_nodes_have_no_instance_name_nor_health(self):
         engine = self.a_node_at(ADD_NODE_DISABLE_POWER_OFF,
                                 '7f3a2e5d-9c4b-4a8f-8d0e-2c3b4a5f6e7d',
                                 'redfish', 'active')
-        migration.upgrade(ADD_NODE_INSTANCE_NAME)
+        migration.upgrade(ADD_NODE_HEALTH)
         with engine.begin() as connection:
-            self.assertIsNone(connection.execute(sa.text(
-                'SELECT instance_name FROM nodes')).scalar_one())
+            self.assertEqual((None, None), tuple(connection.execute(sa.text(
+                'SELECT instance_name, health FROM nodes')).one()))
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

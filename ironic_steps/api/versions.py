@@ -185,6 +185,9 @@ built yet):
   ``/v1/runbooks/{runbook}/traits`` endpoints) decide which nodes may run
   a runbook, whose name need no longer be a trait; runbook
   ``description`` field.
+* 1.113 - (awaiting the ladder) node history events have ``project``.
+* 1.115 - (awaiting the ladder) node history events have ``state``,
+  ``target_provision_state`` and ``duration_seconds``.
 
 
 During a rolling upgrade the maximum is the pinned release's (see
@@ -312,6 +315,8 @@ MINOR_109_NODE_HEALTH = 109
 MINOR_110_DEPLOYWAIT_ABORT = 110
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
+MINOR_113_NODE_HISTORY_PROJECT = 113
+MINOR_115_NODE_HISTORY_FIELDS = 115
 
 #: Versions built here whose turn has not come: a maximum promises every
 #: version up to it, so these stay refused (above the maximum) until every
@@ -327,7 +332,8 @@ AWAITING_LADDER = frozenset([
     MINOR_108_SERVICE_DISABLE_RAMDISK, MINOR_109_NODE_HEALTH,
     MINOR_110_DEPLOYWAIT_ABORT,
     MINOR_111_DYNAMIC_PORTGROUP,
-    MINOR_112_RUNBOOK_TRAITS])
+    MINOR_112_RUNBOOK_TRAITS, MINOR_113_NODE_HISTORY_PROJECT,
+    MINOR_115_NODE_HISTORY_FIELDS])
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
 _MAX_VERSION = (BASE_VERSION, MINOR_95_DISABLE_POWER_OFF)

@@ -186,6 +186,9 @@ built yet):
   a runbook, whose name need no longer be a trait; runbook
   ``description`` field.
 * 1.113 - (awaiting the ladder) node history events have ``project``.
+* 1.114 - (awaiting the ladder) firmware components have ``vendor``,
+  ``model`` and ``serial_number`` (below, asking for them is 400, as
+  Ironic answers).
 * 1.115 - (awaiting the ladder) node history events have ``state``,
   ``target_provision_state`` and ``duration_seconds``.
 
@@ -316,6 +319,7 @@ MINOR_110_DEPLOYWAIT_ABORT = 110
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
 MINOR_113_NODE_HISTORY_PROJECT = 113
+MINOR_114_FIRMWARE_IDENTITY = 114
 MINOR_115_NODE_HISTORY_FIELDS = 115
 
 #: Versions built here whose turn has not come: a maximum promises every
@@ -333,7 +337,7 @@ AWAITING_LADDER = frozenset([
     MINOR_110_DEPLOYWAIT_ABORT,
     MINOR_111_DYNAMIC_PORTGROUP,
     MINOR_112_RUNBOOK_TRAITS, MINOR_113_NODE_HISTORY_PROJECT,
-    MINOR_115_NODE_HISTORY_FIELDS])
+    MINOR_114_FIRMWARE_IDENTITY, MINOR_115_NODE_HISTORY_FIELDS])
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
 _MAX_VERSION = (BASE_VERSION, MINOR_95_DISABLE_POWER_OFF)

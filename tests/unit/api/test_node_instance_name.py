@@ -57,6 +57,13 @@ class InstanceNameTest(base.AheadOfTheLadderTestCase):
         self.assertEqual(['n2'], [node['name'] for node in listed])
         self.assertError(self.get('/v1/nodes?instance_name=web-2',
                                   version=BEFORE), 406, 'instance_name', AT)
+        # and sorts by it from its version only
+        named = [node['name'] for node in self.get(
+            '/v1/nodes?sort_key=instance_name&sort_dir=desc&fields=name',
+            version=AT).get_json()['nodes'] if node['name'] != 'n3']
+        self.assertEqual(['n2', 'n1'], named)
+        self.assertError(self.get('/v1/nodes?sort_key=instance_name',
+                                  version=BEFORE), 406, 'instance_name')
 
     def test_a_display_name_names_a_node_without_an_instance_name(self):
         nodes = [self.create_node(name='n1'),

@@ -176,17 +176,21 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0']},
     }),
-    # Inspection rules (API 1.96: /v1/inspection_rules, InspectionRule
-    # 1.0): what to check in a node's inspection data and what to do with
-    # the node when it holds, applied by the conductor as an inspection
-    # ends.  Nothing a service sends changes: the rules are read where
-    # the inspection ends, from the database.  Resuming a failed servicing
-    # from the failed step (the x-steps extension's resume, RPC 1.3 as for
-    # a deploy).
+    # Ironic's API up to 1.115, the maximum of Ironic 39: node
+    # disable_power_off (1.95), the conductor never powering such a node
+    # off; inspection rules (1.96: /v1/inspection_rules, InspectionRule
+    # 1.0), applied by the conductor as an inspection ends; node
+    # instance_name (1.104) and health (1.109) (Node 1.7); request ids
+    # (1.107); disable_ramdisk with service (1.108); abort in wait
+    # call-back from 1.110 only; history project, state and duration
+    # (1.113, 1.115); firmware vendor, model and serial (1.114); and the
+    # versions built in 0.12 (1.97-1.103, 1.105, 1.106, 1.111, 1.112)
+    # served at last.  Resuming a failed servicing from the failed step
+    # (the x-steps extension's resume, RPC 1.3 as for a deploy).
     ('0.13', {
-        'api': '1.96',
+        'api': '1.115',
         'rpc': '1.8',
-        'objects': {'Node': ['1.6'], 'DeployTemplate': ['1.0'],
+        'objects': {'Node': ['1.7'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
                     'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],
                     'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],

@@ -51,4 +51,4 @@ pygments_style = 'native'
 # os-api-ref: the microversion range the "New in version" marks and the
 # version selector cover (versions.MIN_VERSION and versions._MAX_VERSION).
 os_api_ref_min_microversion = '1.1'
-os_api_ref_max_microversion = '1.96'
+os_api_ref_max_microversion = '1.115'

@@ -47,12 +47,13 @@ from ironic_steps.api.controllers import step_history
 from ironic_steps.api import errors
 from ironic_steps.api import json_suffix
 from ironic_steps.api import query
+from ironic_steps.api import request_ids
 from ironic_steps.api import versions
 from ironic_steps.common import x_steps
 from ironic_steps.conductor import rpcapi
 
 _RPCAPI = 'ironic_steps.rpcapi'
-REQUEST_ID_HEADER = auth.REQUEST_ID_HEADER
+REQUEST_ID_HEADER = request_ids.HEADER
 _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_maintenance.blueprint, node_traits.blueprint,
                node_bios.blueprint, heartbeat.blueprint, lookup.blueprint,
@@ -75,15 +76,6 @@ def _prepare_request():
     query.check_no_nul(flask.request.args, flask.request.view_args)
 
 
-def _stamp_request_id(response):
-    # As Ironic does: a client can quote it, and the log lines of the
-    # request carry it.
-    context = flask.g.get('context')
-    if context is not None:
-        response.headers[REQUEST_ID_HEADER] = context.request_id
-    return response
-
-
 def create_app():
     """A WSGI application (a Flask app) serving the v1 API."""
     app = flask.Flask('ironic_steps.api')
@@ -98,7 +90,7 @@ def create_app():
         app.register_blueprint(node_x_steps.blueprint)
     errors.register(app)
     app.before_request(_prepare_request)
-    app.after_request(_stamp_request_id)
-    app.wsgi_app = versions.VersionMiddleware(
-        json_suffix.JsonSuffixMiddleware(auth.wrap(app.wsgi_app)))
+    # The request id first: every answer names it, refusals included.
+    app.wsgi_app = request_ids.RequestIds(versions.VersionMiddleware(
+        json_suffix.JsonSuffixMiddleware(auth.wrap(app.wsgi_app))))
     return app

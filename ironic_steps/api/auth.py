@@ -40,6 +40,7 @@ from ironic_steps.api import errors
 from ironic_steps.api import keystone
 from ironic_steps.api import password_checks
 from ironic_steps.api import public_routes
+from ironic_steps.api import request_ids
 from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -65,33 +66,18 @@ def _set_identity(environ, user, roles, project=None):
     environ[_PROJECT_ID] = project or ''
 
 
-#: The answer's header that names the request's id, as Ironic's does.
-REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
-#: Where a request's id is kept from its authentication on.
-_REQUEST_ID = 'ironic_steps.request_id'
-
-
-def _start_request(environ):
-    """Give the request its id and make an anonymous context with it the
-    thread's current one, so that what authentication logs (a refused
-    password) is logged under this request, not the thread's last one."""
-    anonymous = context.RequestContext(overwrite=True)
-    environ[_REQUEST_ID] = anonymous.request_id
-    return anonymous.request_id
-
-
 def request_context(environ):
     """The RequestContext of a request that passed the auth middleware.
 
     It becomes the current context of the thread running the request
     (``overwrite``), so every log line written for the request carries its
-    own request id, whichever thread the server runs it on; the id is the
-    one authentication used, if it gave one.
+    own request id, whichever thread the server runs it on: the one
+    :mod:`request_ids` gave the request, under which authentication
+    logged too.
     """
     if CONF.auth_strategy == 'keystone':
         return keystone.request_context(environ)
     roles = [r for r in environ.get(_ROLES, '').split(',') if r]
-    request_id = environ.get(_REQUEST_ID)
     project = environ.get(_PROJECT_ID) or None
     # Without a project, a user is a system user (as the noauth caller
     # is): the scope the rules of policy_defaults give every node to.
@@ -101,8 +87,7 @@ def request_context(environ):
         user_id=environ.get(_USER_ID) or None,
         user_name=environ.get(_USER_NAME) or None,
         roles=roles, is_admin=ADMIN_ROLE in roles and not project,
-        overwrite=True, **scope,
-        **({'request_id': request_id} if request_id else {}))
+        overwrite=True, **scope, **request_ids.context_ids(environ))
 
 
 class NoAuthMiddleware:
@@ -158,7 +143,6 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
             return self.public_application(environ, start_response)
         # Nobody is anybody until the password file says so.
         _set_identity(environ, '', [])
-        request_id = _start_request(environ)
         try:
             username, password = basic_auth.parse_token(
                 basic_auth.parse_header(environ))
@@ -166,10 +150,7 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
                 username, _bcrypt_input(password),
                 environ.get('REMOTE_ADDR', '')))
         except Exception as exc:
-            refusal = self.format_exception(exc)
-            # The id the refusal was logged under, for the caller to quote.
-            refusal.headers[REQUEST_ID_HEADER] = request_id
-            return refusal(environ, start_response)
+            return self.format_exception(exc)(environ, start_response)
         return self.application(environ, start_response)
 
     def format_exception(self, e):

@@ -68,6 +68,15 @@ class FieldNotInPinnedRelease(exception.NotAcceptable):
                 "during a rolling upgrade.")
 
 
+class AbortNotInVersion(exception.NotAcceptable):
+    """An abort from a state Ironic aborts from a later version only:
+    Ironic's bare "Request not acceptable.", saying why."""
+
+    _msg_fmt = ('Request not acceptable. Aborting %(what)s needs API '
+                'version %(needed)s or later; this request uses '
+                '%(version)s.')
+
+
 class FeatureNotInVersion(exception.NotAcceptable):
     _msg_fmt = ('%(feature)s needs API version %(needed)s or later; this '
                 'request uses %(version)s.')

@@ -18,9 +18,19 @@ as Ironic shows its node history records:
 ``event``
     What ran and how it ended, with the error if there was one
     (:func:`event_text`), its secrets masked (a signed URL it quotes).
-``conductor``, ``user``
+``conductor``, ``user``, ``project`` (1.113)
     Always null: the step history does not record which conductor ran a
-    step, nor who asked for the flow (that needs two columns).
+    step, nor who asked for the flow (that needs columns of its own).
+``state`` (1.115)
+    The state the node ran the step in (``deploying``, ``cleaning``,
+    ``servicing``).
+``target_provision_state`` (1.115)
+    Where the flow was taking the node: ``active`` for a deploy or a
+    servicing; null for a cleaning, which the step history does not tell
+    apart (automated, to ``available``, or manual, to ``manageable``).
+``duration_seconds`` (1.115)
+    Whole seconds the step ran, waits included (Ironic's: the seconds the
+    node had been in its state when the event was recorded).
 
 A plain list shows ``uuid``, ``created_at``, ``severity`` and ``event``,
 the event cut to 255 characters as Ironic cuts it; ``?detail=True``, or
@@ -35,6 +45,7 @@ from ironic_steps.api import responses
 from ironic_steps.api import versions as v
 from ironic_steps.api import view
 from ironic_steps.common import masking
+from ironic_steps.common import states
 from ironic_steps.common import step_kinds
 from ironic_steps.objects import step_history
 
@@ -43,13 +54,17 @@ VERSION = v.at(v.MINOR_78_NODE_HISTORY)
 #: The release that serves it: pinned before it, the paths do not exist.
 RELEASE = '0.10'
 
-#: In Ironic's order.  Its later fields would go here, with their
-#: versions in ``since``: ``project`` (1.113), ``state``,
-#: ``target_provision_state`` and ``duration_seconds`` (1.115).
+#: In Ironic's order.
 FIELDS = ('uuid', 'created_at', 'severity', 'event_type', 'event',
-          'conductor', 'user')
+          'conductor', 'user', 'project', 'state', 'target_provision_state',
+          'duration_seconds')
+_LATER_FIELDS = {
+    'project': v.at(v.MINOR_113_NODE_HISTORY_PROJECT),
+    **dict.fromkeys(('state', 'target_provision_state', 'duration_seconds'),
+                    v.at(v.MINOR_115_NODE_HISTORY_FIELDS)),
+}
 
-VIEW = view.View('history', FIELDS, min_version=VERSION,
+VIEW = view.View('history', FIELDS, since=_LATER_FIELDS, min_version=VERSION,
                  list_fields=('uuid', 'created_at', 'severity', 'event'),
                  times=('created_at',))
 
@@ -58,6 +73,8 @@ Event = collections.namedtuple('Event', FIELDS)
 
 INFO = 'INFO'
 ERROR = 'ERROR'
+#: The flow -> where it takes the node (see the module's docstring).
+_TARGETS = {step_kinds.DEPLOY: states.ACTIVE, step_kinds.SERVICE: states.ACTIVE}
 _SEVERITY = {step_history.SUCCESS: INFO, step_history.ABORTED: INFO,
              step_history.FAILED: ERROR, step_history.TIMEOUT: ERROR}
 _ENDED = {step_history.SUCCESS: 'succeeded', step_history.FAILED: 'failed',
@@ -99,11 +116,14 @@ def event_text(entry):
 
 def event_of(entry):
     """The event a :class:`objects.NodeStepHistory` entry shows as."""
+    running_state = step_kinds.FLOWS[entry.flow].running_state
     return Event(uuid=entry.event_uuid, created_at=entry.finished_at,
                  severity=_SEVERITY.get(entry.outcome, ERROR),
-                 event_type=step_kinds.FLOWS[entry.flow].running_state,
+                 event_type=running_state,
                  event=masking.mask(event_text(entry)), conductor=None,
-                 user=None)
+                 user=None, project=None, state=running_state,
+                 target_provision_state=_TARGETS.get(entry.flow),
+                 duration_seconds=int(entry.duration))
 
 
 def body(event, version, fields, node_uuid, base_url=None, cut=False):

@@ -4,9 +4,8 @@ A request meets, outermost first:
 
 1. :class:`KeystoneAuth`: a public path (:mod:`public_routes`) goes
    straight to the application, marked public (``is_public_api`` in the
-   environ, as Ironic's ``AuthPublicRoutes`` marks it); any other request
-   gets its request id now, so that what the token check logs is logged
-   under it, and the id is on every refusal.
+   environ, as Ironic's ``AuthPublicRoutes`` marks it).  What the token
+   check logs is logged under the request's id (:mod:`request_ids`).
 2. keystonemiddleware's ``auth_token`` middleware, configured from
    ``[keystone_authtoken]`` (:class:`_TokenCheck`): no token, or one
    Keystone refuses, is answered 401 with ``WWW-Authenticate: Keystone
@@ -33,11 +32,11 @@ what (:mod:`policy`).
 from keystoneauth1 import exceptions as ksa_exceptions
 from keystonemiddleware import auth_token
 from oslo_log import log
-from oslo_middleware import request_id
 import webob.exc
 
 from ironic_steps.api import errors
 from ironic_steps.api import public_routes
+from ironic_steps.api import request_ids
 from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
@@ -46,8 +45,6 @@ LOG = log.getLogger(__name__)
 
 #: In the environ: whether the request skipped authentication.
 PUBLIC = 'is_public_api'
-#: In the environ: the id the request was given before its token check.
-_REQUEST_ID = 'ironic_steps.keystone.request_id'
 
 
 class _TokenCheck(auth_token.AuthProtocol):
@@ -97,9 +94,6 @@ class KeystoneAuth:
         environ[PUBLIC] = public_routes.is_public(environ)
         if environ[PUBLIC]:
             return self.application(environ, start_response)
-        request = context.RequestContext(overwrite=True)
-        environ[_REQUEST_ID] = request.request_id
-        start_response = _stamped(start_response, request.request_id)
         try:
             return self._token_check(environ, start_response)
         except exception.IdentityUnreachable as exc:
@@ -118,18 +112,6 @@ def _unreachable(exc, start_response):
         ('Retry-After', str(CONF.api.retry_after_seconds))])
 
 
-def _stamped(start_response, request_id_value):
-    """``start_response`` adding the request id header, unless the
-    application (which stamps its answers) did."""
-    header = request_id.HTTP_RESP_HEADER_REQUEST_ID
-
-    def start(status, headers, exc_info=None):
-        if not any(name.lower() == header for name, _ in headers):
-            headers = list(headers) + [(header, request_id_value)]
-        return start_response(status, headers, exc_info)
-    return start
-
-
 def request_context(environ):
     """The context of a request :class:`KeystoneAuth` passed.
 
@@ -137,8 +119,7 @@ def request_context(environ):
     check, is anonymous whatever headers the client sent.  It becomes the
     thread's current context, with the request id the check logged under.
     """
-    request_id_value = environ.get(_REQUEST_ID)
-    ids = {'request_id': request_id_value} if request_id_value else {}
+    ids = request_ids.context_ids(environ)
     if environ.get(PUBLIC, True):
         return context.RequestContext(overwrite=True, **ids)
     return context.RequestContext.from_environ(environ, overwrite=True,

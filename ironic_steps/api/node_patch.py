@@ -3,11 +3,13 @@
 The shared :mod:`patching` machinery does the work on the writable fields
 of :mod:`node_schema`; this module says what is node-specific: removing a
 top-level field resets it (dicts to ``{}``, ``maintenance``,
-``protected`` and ``retired`` to false, ``conductor_group`` to ``''``,
-anything else to null), computed fields read as null, and leaving
-maintenance clears its reason, and a BMC address that changes takes its
-old credentials with it (:func:`forget_moved_credentials`).  The checks of
-every operation and the
+``protected``, ``retired`` and ``disable_power_off`` to false,
+``conductor_group`` to ``''``, anything else to null), computed fields
+read as null, leaving maintenance clears its reason, a node without an
+``instance_name`` takes its new ``instance_info/display_name`` (as Ironic,
+at every version), and a BMC address that changes takes its old
+credentials with it
+(:func:`forget_moved_credentials`).  The checks of every operation and the
 write-only rule for the secrets of the fields the node's view masks
 (``driver_info``, ``instance_info``, ``network_data``, ...) are the shared
 machinery's.  The caller saves the changes through the conductor; this
@@ -18,12 +20,16 @@ from ironic_steps.api import node_schema
 from ironic_steps.api import node_view
 from ironic_steps.api import patching
 from ironic_steps.common import masking
+from ironic_steps import objects
 
 _DICT_FIELDS = frozenset(['driver_info', 'instance_info', 'properties',
                           'extra', 'network_data'])
 #: What other removed fields become (not stored as null).
 _REMOVED = {'maintenance': False, 'protected': False, 'retired': False,
-            'conductor_group': ''}
+            'disable_power_off': False, 'conductor_group': ''}
+
+
+_MAX_INSTANCE_NAME = node_schema.FIELD_SCHEMAS['instance_name']['maxLength']
 
 
 def _empty(field):
@@ -52,7 +58,21 @@ def changes(node, patch, version):
                                _empty, read=_read)
     if changed.get('maintenance') is False:
         changed['maintenance_reason'] = None
+    _name_the_instance(node, changed)
     return changed
+
+
+def _name_the_instance(node, changed):
+    """``instance_name`` from a new ``instance_info/display_name``, when
+    the node has none and the patch sets none: what a client that only
+    knows ``instance_info`` (Nova's driver) names the instance."""
+    display_name = (changed.get('instance_info') or {}).get('display_name')
+    if ('instance_name' in changed or node.instance_name
+            or 'instance_name' in objects.Node.fields_unknown_under_pin()
+            or not isinstance(display_name, str)
+            or not 0 < len(display_name) <= _MAX_INSTANCE_NAME):
+        return
+    changed['instance_name'] = display_name
 
 
 _ADDRESS = '_address'

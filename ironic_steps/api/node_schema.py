@@ -78,6 +78,9 @@ FIELD_SCHEMAS = {
     # A node's UUID or name; stored as the UUID (see nodes.py).
     'parent_node': {'type': ['string', 'null'], 'minLength': 1,
                     'maxLength': 255},
+    'disable_power_off': {'type': 'boolean'},
+    'instance_name': {'type': ['string', 'null'], 'minLength': 1,
+                      'maxLength': 255},
 }
 
 #: Said after a schema's own message, where that is cryptic.
@@ -101,13 +104,16 @@ CREATE_FIELDS = frozenset(['uuid', 'name', 'driver', 'driver_info',
                            'conductor_group', 'automated_clean', 'owner',
                            'lessee', 'description', 'retired',
                            'retired_reason', 'network_data', 'shard',
-                           'parent_node', *_INTERFACE_FIELDS])
+                           'parent_node', 'disable_power_off',
+                           'instance_name',
+                           *_INTERFACE_FIELDS])
 #: What PATCH /v1/nodes/{node} may change.
 UPDATE_FIELDS = frozenset(FIELD_SCHEMAS) - {'uuid'}
 
 #: Flags ``openstack baremetal node set --protected`` (and friends) send as
 #: the strings "True" / "False"; Ironic takes those, so do we.
-_FLAGS = ('maintenance', 'protected', 'retired', 'automated_clean')
+_FLAGS = ('maintenance', 'protected', 'retired', 'automated_clean',
+          'disable_power_off')
 _FLAG_WORDS = {'true': True, 'false': False}
 
 

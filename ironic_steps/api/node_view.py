@@ -27,6 +27,7 @@ from ironic_steps import objects
 #: Every public field, in the order bodies list them ('id' is internal).
 FIELDS = (
     'uuid', 'name', 'driver', 'resource_class', 'instance_uuid',
+    'instance_name',
     'chassis_uuid', 'conductor_group', 'conductor', 'owner', 'lessee',
     'description', 'allocation_uuid',
     'provision_state', 'target_provision_state', 'provision_updated_at',
@@ -38,7 +39,7 @@ FIELDS = (
     'driver_internal_info', 'instance_info', 'properties', 'extra',
     'raid_config', 'target_raid_config', 'network_data', 'traits',
     'boot_mode',
-    'secure_boot', 'shard', 'parent_node',
+    'secure_boot', 'shard', 'parent_node', 'disable_power_off', 'health',
     'bios_interface', 'boot_interface', 'console_interface',
     'deploy_interface', 'firmware_interface', 'inspect_interface',
     'management_interface', 'network_interface', 'power_interface', 'raid_interface',
@@ -89,6 +90,9 @@ _FIELD_VERSIONS = {
     'parent_node': v.at(v.MINOR_83_PARENT_CHILD_NODES),
     'firmware_interface': v.at(v.MINOR_86_FIRMWARE_INTERFACE),
     'service_step': v.at(v.MINOR_87_SERVICE),
+    'disable_power_off': v.at(v.MINOR_95_DISABLE_POWER_OFF),
+    'instance_name': v.at(v.MINOR_104_NODE_INSTANCE_NAME),
+    'health': v.at(v.MINOR_109_NODE_HEALTH),
 }
 
 #: Fields that are not columns of the node: computed when shown.
@@ -140,6 +144,7 @@ _MASKED_FIELDS = frozenset(['driver_info', 'driver_internal_info',
 #: 0.11 has no firmware interface: see ``driver_factory``).
 _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
                   'retired': bool, 'conductor_group': str,
+                  'disable_power_off': bool,
                   'firmware_interface': lambda: 'no-firmware'}
 
 
@@ -174,11 +179,7 @@ VIEW = view.View(
     before={'provision_state': (
         (v.at(v.MINOR_39_INSPECT_WAIT), _inspecting),
         (v.at(v.MINOR_2_AVAILABLE_STATE), _nostate))},
-    links=RESOURCE_LINKS,
-    # Ironic's node fields of versions not served here yet: Metal3's
-    # baremetal-operator sends disable_power_off at every version.
-    not_built={'disable_power_off': (1, 95), 'instance_name': (1, 104),
-               'health': (1, 109)})
+    links=RESOURCE_LINKS)
 
 # The node's view is the shared machinery (:mod:`view`) with the
 # declarations above; these names are what node code calls.

@@ -160,7 +160,9 @@ NODE_RULES = [
         ('retired', SYSTEM_OR_OWNER_MEMBER, 'retired and retired_reason',
          BOTH),
         ('shard', SYSTEM_ADMIN, 'shard', SYSTEM),
-        ('parent_node', SYSTEM_MEMBER, 'parent node', SYSTEM))
+        ('parent_node', SYSTEM_MEMBER, 'parent node', SYSTEM),
+        # API 1.95: a node that must never be powered off.
+        ('disable_power_off', SYSTEM_ADMIN, 'disable_power_off', SYSTEM))
 ] + [
     rule('baremetal:node:delete', SYSTEM_ADMIN, 'Delete a node.',
          [('DELETE', _node())], SYSTEM),

@@ -337,7 +337,7 @@ _FIELD_RULES = {
     **{field: 'baremetal:node:update:' + field for field in (
         'driver_info', 'properties', 'chassis_uuid', 'instance_uuid',
         'lessee', 'owner', 'network_data', 'conductor_group', 'name',
-        'retired', 'shard', 'parent_node')},
+        'retired', 'shard', 'parent_node', 'disable_power_off')},
     **{interface + '_interface': 'baremetal:node:update:driver_interfaces'
        for interface in interfaces.ALL_INTERFACES},
 }

@@ -34,8 +34,7 @@ implement it):
 * 1.12 - node ``raid_config`` and ``target_raid_config``; ``PUT
   /v1/nodes/{node}/states/raid``.
 * 1.13 - the ``abort`` provision target (from ``clean wait``, where the
-  running step is abortable, and from ``wait call-back``, which Ironic
-  allows from 1.110).
+  running step is abortable).
 * 1.14 - ``states`` link of nodes, ``properties`` link of drivers.
 * 1.15 - manual cleaning: the ``clean`` target with ``clean_steps``.
 * 1.16 - filter the node list by ``driver``.
@@ -142,35 +141,53 @@ implement it):
   runbook's name is a trait of the node.
 * 1.93 - ``GET /v1/nodes/{node}/vmedia``: a node's virtual media devices.
 * 1.94 - a port is created for ``node_ident``, a node's name or UUID.
+* 1.95 - node ``disable_power_off`` field: the conductor never powers the
+  node off (a power off is refused 409; flows reboot it instead, and lock
+  its agent down where they would power it off).
 * 1.96 - the ``/v1/inspection_rules`` endpoints: rules checked against
-  what an inspection found, whose actions change the node (maximum; 1.95
-  is another change's).
-
-Built and gated at their versions, but above the maximum until every
-version below them is served (:data:`AWAITING_LADDER`; 1.95, 1.104
-and 1.107 to 1.110 are not built yet):
-
-* 1.97 - (awaiting the ladder) port ``description`` field.
-* 1.98 - (awaiting the ladder) no change here: JSON patch paths were
+  what an inspection found, whose actions change the node.
+* 1.97 - port ``description`` field.
+* 1.98 - no change here: JSON patch paths were
   always read as RFC 6901 says (``~0`` is ``~``, ``~1`` is ``/``), which
   Ironic does from 1.98.
-* 1.99 - (awaiting the ladder) ``?conductor_groups`` on the port and
+* 1.99 - ``?conductor_groups`` on the port and
   portgroup lists.
-* 1.100 - (awaiting the ladder) port ``vendor`` field.
-* 1.101 - (awaiting the ladder) port ``category`` field.
-* 1.102 - (awaiting the ladder) portgroup ``physical_network`` field: its
+* 1.100 - port ``vendor`` field.
+* 1.101 - port ``category`` field.
+* 1.102 - portgroup ``physical_network`` field: its
   ports'.
-* 1.103 - (awaiting the ladder) portgroup ``category`` field.
-* 1.105 - (awaiting the ladder) a port's ``local_link_connection`` takes
+* 1.103 - portgroup ``category`` field.
+* 1.104 - node ``instance_name`` field and list
+  filter: set by the operator (or from ``instance_info/display_name``
+  when unset), cleared when the node is undeployed.
+* 1.105 - a port's ``local_link_connection`` takes
   the VTEP keys no more and shows a link holding them as ``{}``, as below
   1.90.
-* 1.106 - (awaiting the ladder) ``?shard`` on the portgroup list.
-* 1.111 - (awaiting the ladder) port ``available_for_dynamic_portgroup``,
+* 1.106 - ``?shard`` on the portgroup list.
+* 1.107 - no change here: Ironic's marker for the
+  ``X-OpenStack-Request-Id`` answer header, which every answer carries
+  at every version, with ``OpenStack-Request-Id`` (see
+  :mod:`request_ids`).
+* 1.108 - ``disable_ramdisk`` with the ``service``
+  target: service steps run without booting the agent, refused when a
+  step needs it (as with ``clean``, 1.70).
+* 1.109 - node ``health`` field (read only): the
+  server's health as its BMC last reported it (``OK``, ``Warning``,
+  ``Critical``), read by the power state sync.
+* 1.110 - ``abort`` from ``wait call-back`` (below,
+  refused 406 as Ironic refuses it).
+* 1.111 - port ``available_for_dynamic_portgroup``,
   portgroup ``dynamic_portgroup`` fields.
-* 1.112 - (awaiting the ladder) runbook ``traits`` (the
+* 1.112 - runbook ``traits`` (the
   ``/v1/runbooks/{runbook}/traits`` endpoints) decide which nodes may run
   a runbook, whose name need no longer be a trait; runbook
   ``description`` field.
+* 1.113 - node history events have ``project``.
+* 1.114 - firmware components have ``vendor``,
+  ``model`` and ``serial_number`` (below, asking for them is 400, as
+  Ironic answers).
+* 1.115 - node history events have ``state``,
+  ``target_provision_state`` and ``duration_seconds`` (maximum).
 
 
 During a rolling upgrade the maximum is the pinned release's (see
@@ -281,6 +298,7 @@ MINOR_91_DOT_JSON = 91
 MINOR_92_RUNBOOKS = 92
 MINOR_93_GET_VMEDIA = 93
 MINOR_94_PORT_NODENAME = 94
+MINOR_95_DISABLE_POWER_OFF = 95
 MINOR_96_INSPECTION_RULES = 96
 MINOR_97_PORT_DESCRIPTION = 97
 MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES = 98
@@ -289,25 +307,27 @@ MINOR_100_PORT_VENDOR = 100
 MINOR_101_PORT_CATEGORY = 101
 MINOR_102_PORTGROUP_PHYSICAL_NETWORK = 102
 MINOR_103_PORTGROUP_CATEGORY = 103
+MINOR_104_NODE_INSTANCE_NAME = 104
 MINOR_105_REMOVE_OVN_VTEP = 105
 MINOR_106_PORTGROUP_SHARD = 106
+MINOR_107_X_OPENSTACK_REQUEST_ID = 107
+MINOR_108_SERVICE_DISABLE_RAMDISK = 108
+MINOR_109_NODE_HEALTH = 109
+MINOR_110_DEPLOYWAIT_ABORT = 110
 MINOR_111_DYNAMIC_PORTGROUP = 111
 MINOR_112_RUNBOOK_TRAITS = 112
+MINOR_113_NODE_HISTORY_PROJECT = 113
+MINOR_114_FIRMWARE_IDENTITY = 114
+MINOR_115_NODE_HISTORY_FIELDS = 115
 
 #: Versions built here whose turn has not come: a maximum promises every
 #: version up to it, so these stay refused (above the maximum) until every
 #: version below them is served.  Their features are gated in the code
 #: already.
-AWAITING_LADDER = frozenset([
-    MINOR_97_PORT_DESCRIPTION, MINOR_98_SUPPORT_SPECIAL_CHAR_IN_ATTRIBUTES,
-    MINOR_99_PORT_PORTGROUP_CONDUCTOR_GROUP_FILTER, MINOR_100_PORT_VENDOR,
-    MINOR_101_PORT_CATEGORY, MINOR_102_PORTGROUP_PHYSICAL_NETWORK,
-    MINOR_103_PORTGROUP_CATEGORY, MINOR_105_REMOVE_OVN_VTEP,
-    MINOR_106_PORTGROUP_SHARD, MINOR_111_DYNAMIC_PORTGROUP,
-    MINOR_112_RUNBOOK_TRAITS])
+AWAITING_LADDER = frozenset()
 
 MIN_VERSION = (BASE_VERSION, MINOR_1_INITIAL_VERSION)
-_MAX_VERSION = (BASE_VERSION, MINOR_96_INSPECTION_RULES)
+_MAX_VERSION = (BASE_VERSION, MINOR_115_NODE_HISTORY_FIELDS)
 
 #: Request headers, in the order they are read.
 HEADER = 'X-OpenStack-Ironic-API-Version'

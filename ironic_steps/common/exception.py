@@ -250,6 +250,15 @@ class NodeLockLost(Conflict):
                 'is held by %(current)s); the change was not saved.')
 
 
+class PowerOffDisabled(Conflict):
+    """A power off of a node whose ``disable_power_off`` is set (API
+    1.95): Ironic's PowerStateFailure, with the reason."""
+
+    _msg_fmt = ('Failed to set node power state to %(pstate)s: node '
+                '%(node)s has disable_power_off set; it may be rebooted, '
+                'never powered off.')
+
+
 class NodeAlreadyExists(Conflict):
     _msg_fmt = 'A node with UUID %(uuid)s already exists.'
 

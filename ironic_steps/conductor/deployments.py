@@ -307,6 +307,7 @@ def do_node_tear_down(task):
     step_runner.clear_progress(node, step_kinds.DEPLOY_FLOW)
     node.instance_info = {}
     node.instance_uuid = None
+    node.instance_name = None
     # Before the node moves on: whoever sees it cleaning or available
     # sees it without the allocation, free for the next one (as Ironic).
     allocations.release(task.context, node)

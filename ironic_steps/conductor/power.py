@@ -13,6 +13,7 @@ from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.drivers import power_cycles
 
 LOG = log.getLogger(__name__)
 
@@ -31,7 +32,10 @@ def start_power_action(task, worker, new_state, timeout=None):
 
     :raises InvalidParameterValue: for a target the node's power interface
         does not support, or a node it cannot power.
+    :raises PowerOffDisabled: (409) for a power off of a node whose
+        ``disable_power_off`` is set.
     """
+    power_cycles.refuse_power_off(task.node, new_state)
     power = task.driver.power
     power.validate(task)
     supported = power.get_supported_power_states(task)
@@ -53,8 +57,10 @@ def act(task, new_state, timeout=None):
     and record the power state it leaves the node in (saved with the
     node's next save).
 
+    :raises PowerOffDisabled: for a power off of a node that must stay on.
     :raises: whatever the power interface raises; nothing is recorded.
     """
+    power_cycles.refuse_power_off(task.node, new_state)
     power = task.driver.power
     extra = {} if timeout is None else {'timeout': timeout}
     if new_state == states.REBOOT:

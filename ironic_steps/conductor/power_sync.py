@@ -5,8 +5,9 @@ recorded ``power_state`` then lies.  Every ``[conductor]
 sync_power_state_interval`` seconds the conductor reads the power state of
 each node it owns (hash ring) from its power interface and records what
 the hardware says when that differs, and its boot mode and secure boot
-likewise (:mod:`boot_settings`).  Reads run at most ``[conductor]
-sync_power_state_workers`` at once, each without the node's lock; only a
+(:mod:`boot_settings`) and hardware health (:mod:`node_health`)
+likewise.  Reads run at most ``[conductor] sync_power_state_workers`` at
+once, each without the node's lock; only a
 node whose state must change is locked, and only if nobody else holds it
 and its recorded state did not change meanwhile.  Nodes in maintenance,
 locked, in ``enroll`` (their credentials are not checked yet) or in a
@@ -22,6 +23,7 @@ from oslo_log import log
 from ironic_steps.common import exception
 from ironic_steps.common import states
 from ironic_steps.conductor import boot_settings
+from ironic_steps.conductor import node_health
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import driver_factory
 from ironic_steps import objects
@@ -33,7 +35,7 @@ SYNCED_STATES = frozenset([states.MANAGEABLE, states.AVAILABLE,
                            states.ACTIVE, states.DEPLOYFAIL,
                            states.CLEANFAIL, states.ERROR])
 _COLUMNS = ('uuid', 'driver', 'power_interface', 'power_state',
-            'provision_state', 'boot_mode', 'secure_boot')
+            'provision_state', 'boot_mode', 'secure_boot', 'health')
 
 
 def _reads_hardware(row):
@@ -80,12 +82,14 @@ class PowerStateSync:
         them alone.
         """
         boot = (row.boot_mode, row.secure_boot)
+        health = node_health.UNREAD
         try:
             with self._acquire(context, row.uuid, shared=True,
                                purpose='power state sync') as task:
                 actual = task.driver.power.get_power_state(task)
                 if boot_settings.recorded():
                     boot = _boot_settings(task, boot)
+                health = node_health.read(task)
         except exception.NodeNotFound:
             return 0
         except Exception as exc:
@@ -93,7 +97,8 @@ class PowerStateSync:
                         'node %s: %s', row.uuid, exc)
             return 0
         power_changed = actual is not None and actual != row.power_state
-        if not power_changed and boot == (row.boot_mode, row.secure_boot):
+        if not power_changed and boot == (row.boot_mode, row.secure_boot) \
+                and health in (node_health.UNREAD, row.health):
             return 0
         try:
             with self._acquire(context, row.uuid, retry=False,
@@ -104,6 +109,7 @@ class PowerStateSync:
                         or node.maintenance):
                     return 0   # changed while we read: the next check sees
                 boot_settings.record(task, *boot)
+                node_health.record(task, health)
                 if power_changed:
                     LOG.warning('Node %s is %s according to its hardware, '
                                 'but was recorded %s; recording %s',

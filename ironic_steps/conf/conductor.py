@@ -135,6 +135,13 @@ opts = [
                     'state of each node this conductor owns is what its '
                     'hardware reports; 0 disables them. Nodes in '
                     'maintenance, locked or in a flow are skipped.'),
+    cfg.BoolOpt('enable_health_monitoring',
+                default=True, mutable=True,
+                help='Read each node\'s hardware health (OK, Warning, '
+                     'Critical) from its management interface at each power '
+                     'state check (one more BMC request per node and check) '
+                     'and show it as the node\'s health (API 1.109), as '
+                     'Ironic does. Interfaces that cannot tell are skipped.'),
     cfg.IntOpt('sync_power_state_workers',
                default=8, min=1,
                help='Most power state reads of one check running at '

@@ -22,6 +22,7 @@ from ironic_steps.common import exception
 from ironic_steps.common import interfaces
 from ironic_steps.common import states
 from ironic_steps.common import step_kinds
+from ironic_steps.drivers import power_cycles
 from ironic_steps.drivers import raid
 from ironic_steps.drivers.step_decorators import check_timeout  # noqa
 from ironic_steps.drivers.step_decorators import clean_step  # noqa
@@ -199,8 +200,10 @@ class DeployInterface(BaseInterface):
         """
 
     def tear_down(self, task):
-        """Undo the deploy: power off and remove what was written."""
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        """Undo the deploy: power off (see
+        :func:`power_cycles.power_off_or_reboot`) and remove what was
+        written."""
+        power_cycles.power_off_or_reboot(task)
 
     # --- an agent on the node -------------------------------------------
     #: Whether this interface drives an agent that offers steps of its own
@@ -289,6 +292,10 @@ class PowerInterface(BaseInterface):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
+#: A server's overall health, Redfish's (and Ironic's) words.
+HEALTH_STATES = ('OK', 'Warning', 'Critical')
+
+
 class ManagementInterface(BaseInterface):
     """The node's BMC beyond power: its boot device, boot mode, secure
     boot and virtual media.
@@ -332,6 +339,11 @@ class ManagementInterface(BaseInterface):
     def get_secure_boot_state(self, task):
         """Whether secure boot is on (for the next boot)."""
         self._unsupported(task, 'reading secure boot')
+
+    def get_health(self, task):
+        """The server's overall health as the BMC reports it: one of
+        :data:`HEALTH_STATES`; None if the BMC does not say."""
+        self._unsupported(task, 'reading the hardware health')
 
     def set_secure_boot_state(self, task, state):
         """Turn secure boot on (True) or off (False)."""

@@ -39,7 +39,8 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
     # Version 1.4: Add boot_mode and secure_boot
     # Version 1.5: Add shard and parent_node
     # Version 1.6: Add service_step and firmware_interface
-    VERSION = '1.6'
+    # Version 1.7: Add disable_power_off, instance_name and health
+    VERSION = '1.7'
 
     dbapi = db_api.get_instance()
 
@@ -120,6 +121,13 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'shard': fields.StringField(nullable=True),
         # The UUID of the node it is part of, if any (API 1.83).
         'parent_node': fields.UUIDField(nullable=True),
+        # Never power it off (API 1.95): see drivers/power_cycles.py.  The
+        # stored value is never None (a peer before 1.7 sends none).
+        'disable_power_off': fields.BooleanField(nullable=True),
+        # The name of the instance deployed on it (API 1.104).
+        'instance_name': fields.StringField(nullable=True),
+        # As its BMC last reported it (API 1.109): conductor/node_health.py.
+        'health': fields.StringField(nullable=True),
 
         'created_at': fields.DateTimeField(nullable=True),
         'updated_at': fields.DateTimeField(nullable=True),
@@ -146,6 +154,9 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
         'parent_node': '1.5',
         'service_step': '1.6',
         'firmware_interface': '1.6',
+        'disable_power_off': '1.7',
+        'instance_name': '1.7',
+        'health': '1.7',
     }
     LOADED_ON_USE = frozenset(['traits'])
 

@@ -21,11 +21,9 @@ import testtools
 from tests.functional import fixtures as functional
 
 #: Test id prefix (module or class) -> the microversion it needs, above
-#: ours (1.96): the suite skips these and only these.
-NEEDS_A_LATER_MICROVERSION = {
-    'test_node.TestBareMetalNodeInstanceName': '1.104',
-    'test_runbooks.TestBareMetalRunbookTraits': '1.112',
-}
+#: ours (1.115): the suite skips these and only these (none: it must
+#: run whole).
+NEEDS_A_LATER_MICROVERSION = {}
 _PREFIX = 'openstack.tests.functional.baremetal.v1.'
 _CLOUD = 'ironic-steps'
 #: The suite asks for these clouds by role; all are our service.

@@ -451,6 +451,36 @@ class BootModeTest(RedfishTestCase):
                                              node.uuid).secure_boot)
 
 
+class HealthTest(RedfishTestCase):
+    """The System's health (API 1.109), read by the power state sync."""
+
+    def sync(self):
+        power_sync.PowerStateSync(self.manager._acquire,
+                                  self.manager._owns).run(self.context)
+        return objects.Node.get(self.context, self.node.uuid)
+
+    def setUp(self):
+        super().setUp()
+        self.node = self.manageable()
+
+    def test_the_sync_records_the_bmcs_health_and_its_changes(self):
+        self.assertIsNone(self.node.health)
+        self.assertEqual('OK', self.sync().health)
+        for health in ('Critical', 'Warning', 'OK'):
+            self.emulator.set_health(self.system_id(), health)
+            self.assertEqual(health, self.sync().health)
+
+    def test_with_monitoring_off_nothing_is_read(self):
+        self.config(enable_health_monitoring=False, group='conductor')
+        self.emulator.set_health(self.system_id(), 'Critical')
+        self.assertIsNone(self.sync().health)
+
+    def test_pinned_to_0_12_nothing_is_read(self):
+        self.config(pin_release_version='0.12')
+        self.emulator.set_health(self.system_id(), 'Critical')
+        self.assertIsNone(self.sync().health)
+
+
 class SessionsTest(RedfishTestCase):
 
     def test_sessions_are_reused_and_bounded(self):

@@ -9,12 +9,15 @@ template, this module wraps the stock view:
 - GET: the stock body, with the override frequency the backend keeps
   (Once / Continuous / Disabled), ``None`` and ``BiosSetup`` among the
   allowed targets, the BIOS linked at ``/Bios``, every reset type
-  ``systems.EmulatedSystems`` supports, and, for tests, what each boot
-  booted from (``Oem/Emulator/BootSources``);
+  ``systems.EmulatedSystems`` supports, the health the backend keeps
+  (``Status/Health``), and, for tests, what each boot booted from
+  (``Oem/Emulator/BootSources``);
 - PATCH: checks target, mode and frequency first (400 naming the bad value,
   nothing changed), lets the stock view set target and mode, then records
   the frequency.  A target set while the override is Disabled, without a
   frequency, becomes a one-time (``Once``) override, as on common BMCs.
+  For tests, ``Oem/Emulator/Health`` sets the System's health (``OK``,
+  ``Warning``, ``Critical``), as a failing fan would.
 
 The one-time override is consumed by the next boot (``systems``).
 """
@@ -26,6 +29,7 @@ from tests.redfish_emulator import systems
 
 _TARGETS = ('None', 'Pxe', 'Cd', 'Hdd', 'BiosSetup')
 _MODES = ('UEFI', 'Legacy')
+_HEALTH = ('OK', 'Warning', 'Critical')
 
 
 def _allowed_targets(boot):
@@ -50,6 +54,9 @@ def _decorate(response, identity):
         body['Bios'] = {'@odata.id': '/redfish/v1/Systems/%s/Bios' % identity}
     body['Actions']['#ComputerSystem.Reset'][
         'ResetType@Redfish.AllowableValues'] = list(systems.RESET_TYPES)
+    body['Status'] = {**(body.get('Status') or {}),
+                      'Health': flask.current_app.systems.get_health(
+                          identity)}
     body['Oem'] = {'Emulator': {
         'BootSources': flask.current_app.systems.boot_sources(identity)}}
     return flask.jsonify(body)
@@ -58,6 +65,15 @@ def _decorate(response, identity):
 def _patch(stock_view, identity):
     app = flask.current_app
     body = errors.request_body()
+    health = ((body.pop('Oem', None) or {}).get('Emulator') or {}).get(
+        'Health')
+    if health is not None:
+        if health not in _HEALTH:
+            raise errors.value_not_in_list('Oem/Emulator/Health', health,
+                                           _HEALTH)
+        app.systems.set_health(identity, health)
+        if not body:
+            return '', 204
     boot = body.get('Boot') or {}
     if not boot and 'IndicatorLED' not in body:
         raise errors.property_missing('Boot', 'A ComputerSystem PATCH')

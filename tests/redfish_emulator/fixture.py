@@ -183,6 +183,15 @@ class RedfishEmulator(fixtures.Fixture):
     def system(self, system_id):
         return self.get('/redfish/v1/Systems/%s' % system_id)
 
+    def set_health(self, system_id, health):
+        """Make the System report ``health`` (OK, Warning, Critical)."""
+        status, body = self.request(
+            'PATCH', '/redfish/v1/Systems/%s' % system_id,
+            {'Oem': {'Emulator': {'Health': health}}})
+        if status >= 300:
+            raise AssertionError('Setting the health answered %d: %s'
+                                 % (status, body))
+
     def power_state(self, system_id):
         return self.system(system_id)['PowerState']
 

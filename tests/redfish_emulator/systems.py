@@ -191,6 +191,14 @@ class EmulatedSystems(fakedriver.FakeDriver):
         system = self._get(identity)
         self._update(system, **bios.stage_reset(system))
 
+    # Health (Status/Health of the System), set by tests.
+
+    def get_health(self, identity):
+        return self._get(identity).get('health', 'OK')
+
+    def set_health(self, identity, health):
+        self._update(self._get(identity), health=health)
+
     def get_versions(self, identity):
         return self._get(identity)['versions']
 

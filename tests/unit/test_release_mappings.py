@@ -114,3 +114,13 @@ class ReleaseMappingTest(testtools.TestCase):
         self.assertEqual(('1.83', '1.7'), (before['api'], before['rpc']))
         self.assertGreaterEqual(as_tuple(release['api']), (1, 94))
         self.assertGreaterEqual(as_tuple(release['rpc']), (1, 8))
+
+    def test_release_0_13_brings_the_node_fields_of_the_api_ladder(self):
+        from ironic_steps import objects
+        before, release = MAPPING['0.12'], MAPPING['0.13']
+        self.assertEqual({'disable_power_off', 'instance_name', 'health'},
+                         objects.Node.fields_unknown_at(
+            before['objects']['Node'][-1]) - objects.Node.fields_unknown_at(
+            release['objects']['Node'][-1]))
+        self.assertEqual('1.94', before['api'])
+        self.assertGreaterEqual(as_tuple(release['api']), (1, 95))

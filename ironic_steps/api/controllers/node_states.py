@@ -22,7 +22,8 @@ and ``service`` may take a ``runbook`` instead of their steps (and
 the node's driver are the conductor's (:mod:`ironic_steps.conductor.steps`).
 ``inspect`` (1.6, release 0.11) reads what the hardware has
 (:mod:`ironic_steps.conductor.inspection`); ``abort`` stops an inspection
-that waits from 1.41, as in Ironic.
+that waits from 1.41, and a deploy in ``wait call-back`` from 1.110, as in
+Ironic.
 ``active`` and ``rebuild`` (1.35) take a ``configdrive``: an image or a
 URL, or an object from 1.56 (``vendor_data`` from 1.59), checked here
 (:mod:`ironic_steps.common.configdrive`); ``null``, ``""`` and ``{}`` mean
@@ -78,10 +79,9 @@ class _Target:
 
 
 _DEPLOY_STEPS = {'deploy_steps': (1, versions.MINOR_69_DEPLOY_STEPS)}
-#: ``disable_ramdisk`` with ``service`` is Ironic's 1.108, beyond this
-#: API's maximum: refused 406 until then.
 _SERVICE_EXTRAS = {'service_steps': (1, versions.MINOR_87_SERVICE),
-                   'disable_ramdisk': (1, 108),
+                   'disable_ramdisk': (
+                       1, versions.MINOR_108_SERVICE_DISABLE_RAMDISK),
                    'runbook': (1, versions.MINOR_92_RUNBOOKS)}
 _ACTIVE_EXTRAS = {**_DEPLOY_STEPS, 'configdrive': versions.MIN_VERSION}
 _REBUILD_EXTRAS = {**_DEPLOY_STEPS,
@@ -136,8 +136,15 @@ _TARGETS = {
                        since=(1, versions.MINOR_87_SERVICE),
                        extras=_SERVICE_EXTRAS, release='0.12'),
 }
-#: Ironic aborts an inspection that waits from 1.41 only.
-_INSPECT_ABORT_VERSION = versions.at(versions.MINOR_41_INSPECTION_ABORT)
+#: Where Ironic aborts from a later version than ``abort``'s own: the
+#: provision state -> (what is aborted there, the version that allows it).
+_ABORT_SINCE = {
+    states.INSPECTWAIT: ('an inspection', versions.at(
+        versions.MINOR_41_INSPECTION_ABORT)),
+    states.DEPLOYWAIT: ('a deploy in wait call-back', versions.at(
+        versions.MINOR_110_DEPLOYWAIT_ABORT)),
+}
+_LAST_ABORT_VERSION = max(needed for _what, needed in _ABORT_SINCE.values())
 #: What a request body may name, at the versions that introduced it.
 _BODY_KEYS = ('target', 'deploy_steps', 'clean_steps', 'service_steps',
               'configdrive', 'disable_ramdisk', 'rescue_password', 'runbook')
@@ -304,13 +311,9 @@ def set_provision_state(ident):
         policy.authorize_steps(context, requested, node=lambda: (
             node_ident.get_row(context, ident, version)))
     rpcapi = flask.g.rpcapi
-    if name == 'abort' and version < _INSPECT_ABORT_VERSION:
-        node = node_ident.get_row(context, ident, version)
-        if node.provision_state == states.INSPECTWAIT:
-            raise errors.FeatureNotInVersion(
-                feature='Aborting an inspection',
-                needed=versions.to_string(_INSPECT_ABORT_VERSION),
-                version=versions.to_string(version))
+    if name == 'abort' and version < _LAST_ABORT_VERSION:
+        _check_abort_version(node_ident.get_row(context, ident, version),
+                             version)
     if target.method == 'do_node_deploy' and not rpcapi.can_send_version(
             '1.2'):
         # Conductors of the previous release tell active from rebuild by
@@ -327,6 +330,16 @@ def set_provision_state(ident):
                                    **extras)
     return responses.empty(202, headers={
         'Location': responses.url('nodes', node_uuid, 'states')})
+
+
+def _check_abort_version(node, version):
+    """:raises AbortNotInVersion: (406, as Ironic) for an abort from a
+    state Ironic aborts from at a later version only."""
+    what, needed = _ABORT_SINCE.get(node.provision_state, (None, version))
+    if version < needed:
+        raise errors.AbortNotInVersion(
+            what=what, needed=versions.to_string(needed),
+            version=versions.to_string(version))
 
 
 def _power_request(request_body, version):

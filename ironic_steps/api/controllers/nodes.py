@@ -54,6 +54,7 @@ _FILTERS = {
     'sharded': versions.at(versions.MINOR_82_NODE_SHARD),
     'parent_node': versions.at(versions.MINOR_83_PARENT_CHILD_NODES),
     'include_children': versions.at(versions.MINOR_83_PARENT_CHILD_NODES),
+    'instance_name': versions.at(versions.MINOR_104_NODE_INSTANCE_NAME),
 }
 _BOOLEAN_FILTERS = frozenset(['maintenance', 'associated', 'retired',
                               'sharded', 'include_children'])

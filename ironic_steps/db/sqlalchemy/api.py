@@ -190,7 +190,7 @@ _KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
                       'maintenance', 'reservation', 'instance_uuid', 'fault',
                       'owner', 'lessee', 'retired', 'chassis_uuid',
-                      'parent_node'])
+                      'parent_node', 'instance_name'])
 _CONDITIONS = {
     # Case-insensitive, as in Ironic: groups are stored lower-case.
     'conductor_group': lambda value: _NODES.c.conductor_group == value.lower(),

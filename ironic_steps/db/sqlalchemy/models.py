@@ -130,6 +130,16 @@ class Node(Base):
     # Not a foreign key: the conductor refuses to delete a node with
     # children, naming them, before anything is deleted.
     parent_node = sa.Column(sa.String(36))
+    # Never power the node off (API 1.95): reboot it where a flow would
+    # power it off and on, refuse a power off.
+    # (No Python-side default: rows written by a release that predates the
+    # column get the database's.)
+    disable_power_off = sa.Column(sa.Boolean, nullable=False,
+                                  server_default=sa.false())
+    # The name of the instance deployed on the node (API 1.104).
+    instance_name = sa.Column(sa.String(255))
+    # The server's health as its BMC last reported it (API 1.109).
+    health = sa.Column(sa.String(32))
 
 
 class Conductor(Base):

@@ -12,6 +12,11 @@ Ironic's deploy interface of that name, with its core steps::
                                        then power off out of band
      20  deploy.boot_instance          power on into the instance
 
+A node whose ``disable_power_off`` is set (API 1.95) is never powered off
+(:mod:`power_cycles`): it reboots into the ramdisk, its agent is locked
+down (IPA's ``system.lockdown``) where the deploy and servicing would
+power it off, and it reboots into its instance, as in Ironic.
+
 The agent's own steps (reported at its first heartbeat in each flow, see
 ``conductor/agent_steps.py``) join these as in-band steps; this interface
 runs them: :meth:`execute_in_band_step` starts the agent's command and the
@@ -46,6 +51,7 @@ from ironic_steps.common import states
 from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers.modules import agent_client
+from ironic_steps.drivers import power_cycles
 from ironic_steps import release_mappings
 
 LOG = log.getLogger(__name__)
@@ -212,14 +218,12 @@ def check_root_device_hints(node):
 def boot_agent(task):
     """Boot the node into its agent's ramdisk (through its boot
     interface, else from the network)."""
-    power = task.driver.power
-    power.set_power_state(task, states.POWER_OFF)
-    prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
-    if prepare is not None:
-        prepare(task)
-    else:
-        task.driver.management.set_boot_device(task, 'pxe')
-    power.set_power_state(task, states.POWER_ON)
+    with power_cycles.booting(task):
+        prepare = getattr(task.driver.boot, 'prepare_ramdisk', None)
+        if prepare is not None:
+            prepare(task)
+        else:
+            task.driver.management.set_boot_device(task, 'pxe')
 
 
 def boot_from_disk(task):
@@ -233,11 +237,32 @@ def boot_from_disk(task):
 
 
 def power_off_agent(task):
-    """Power the agent's machine off; its ramdisk is cleaned up."""
-    task.driver.power.set_power_state(task, states.POWER_OFF)
+    """Power the agent's machine off; its ramdisk is cleaned up.  A node
+    that must stay on keeps running the agent until it next boots."""
+    power_cycles.power_off(task)
     clean_up = getattr(task.driver.boot, 'clean_up_ramdisk', None)
     if clean_up is not None:
         clean_up(task)
+
+
+def lock_down_agent(task, gone_is_fine=False):
+    """Have the agent of a node that must stay on lock itself down (it
+    stops serving its API until the node boots again), rather than power
+    the node off.
+
+    :param gone_is_fine: an agent that cannot be reached any more is
+        locked down already (servicing, whose agent may have gone).
+    :raises AgentError: when it cannot be asked (unless gone is fine).
+    """
+    LOG.info('Node %s has disable_power_off set: locking its agent down '
+             'instead of powering it off', task.node.uuid)
+    try:
+        _client().lock_down(endpoint(task.node))
+    except exception.AgentConnectionFailed as exc:
+        if not gone_is_fine:
+            raise
+        LOG.info('Node %s: its agent is gone already: %s', task.node.uuid,
+                 exc)
 
 
 def back_to_the_instance(task):
@@ -245,7 +270,7 @@ def back_to_the_instance(task):
     instance: the agent powered off, the disk booted."""
     power_off_agent(task)
     boot_from_disk(task)
-    task.driver.power.set_power_state(task, states.POWER_ON)
+    power_cycles.power_on(task)
 
 
 class AgentDeploy(base.DeployInterface):
@@ -301,23 +326,30 @@ class AgentDeploy(base.DeployInterface):
 
     @base.deploy_step(priority=40)
     def tear_down_agent(self, task):
-        """Flush the disks through the agent, then power off out of band."""
-        try:
-            _client().sync(endpoint(task.node))
-        except exception.AgentError as exc:
-            # The write itself was confirmed; a power off without the
-            # sync is what Ironic falls back to as well.
-            LOG.warning('Node %s: could not sync its disks through the '
-                        'agent before powering off: %s', task.node.uuid, exc)
+        """Flush the disks through the agent, then power off out of band
+        (lock the agent down, which flushes them too, for a node that
+        must stay on)."""
+        if power_cycles.stays_on(task.node):
+            lock_down_agent(task)
+        else:
+            try:
+                _client().sync(endpoint(task.node))
+            except exception.AgentError as exc:
+                # The write itself was confirmed; a power off without the
+                # sync is what Ironic falls back to as well.
+                LOG.warning('Node %s: could not sync its disks through the '
+                            'agent before powering off: %s', task.node.uuid,
+                            exc)
         power_off_agent(task)
 
     @base.deploy_step(priority=20)
     def boot_instance(self, task):
-        """Power the node on into its instance."""
-        task.driver.power.set_power_state(task, states.POWER_ON)
+        """Power the node on into its instance (reboot one that must
+        stay on)."""
+        power_cycles.power_on(task)
 
     def tear_down(self, task):
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        power_cycles.power_off_or_reboot(task)
 
     # --- the agent ------------------------------------------------------
 
@@ -391,6 +423,9 @@ class AgentDeploy(base.DeployInterface):
 
     def tear_down_cleaning(self, task):
         power_off_agent(task)
+        if power_cycles.stays_on(task.node):
+            # As Ironic: the node leaves the cleaning ramdisk by a reboot.
+            task.driver.power.reboot(task)
 
     # --- servicing ------------------------------------------------------
 
@@ -402,5 +437,8 @@ class AgentDeploy(base.DeployInterface):
 
     def tear_down_service(self, task):
         """Power the agent off and boot the node's instance again from
-        its disk, as the deploy left it."""
+        its disk, as the deploy left it; the agent of a node that must
+        stay on is locked down first."""
+        if power_cycles.stays_on(task.node):
+            lock_down_agent(task, gone_is_fine=True)
         back_to_the_instance(task)

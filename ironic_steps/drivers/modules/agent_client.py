@@ -352,6 +352,13 @@ class AgentClient:
         agent is gone."""
         return self.execute(endpoint, 'standby.power_off')
 
+    def lock_down(self, endpoint: AgentEndpoint) -> dict:
+        """Flush the disks, then have the agent stop serving its API
+        until the node boots again (``system.lockdown``): what ends a
+        ramdisk whose node must not be powered off."""
+        self.sync(endpoint)
+        return self.execute(endpoint, 'system.lockdown', wait=True)
+
     def get_partition_uuids(self, endpoint: AgentEndpoint) -> dict:
         """What the last image written made: ``command_result`` is
         ``{"root uuid": ..., "efi system partition uuid": ...,

@@ -39,6 +39,7 @@ from ironic_steps.drivers import base
 from ironic_steps.drivers import bios
 from ironic_steps.drivers import raid
 from ironic_steps.drivers.modules import fake_machine
+from ironic_steps.drivers import power_cycles
 
 LOG = log.getLogger(__name__)
 
@@ -78,9 +79,19 @@ def _remember(task, key, value):
 BOOTS_KEY = 'fake_boots'
 
 
+#: How many times the fake machine was powered off
+#: (``driver_internal_info``): tells a machine that stayed on (API 1.95's
+#: ``disable_power_off``) from one powered off and on.
+POWER_OFFS_KEY = 'fake_power_offs'
+
+
+def _count(task, key):
+    _remember(task, key,
+              (task.node.driver_internal_info or {}).get(key, 0) + 1)
+
+
 def _count_boot(task):
-    _remember(task, BOOTS_KEY,
-              (task.node.driver_internal_info or {}).get(BOOTS_KEY, 0) + 1)
+    _count(task, BOOTS_KEY)
 
 
 def _the_agent_finishes(task, label):
@@ -116,6 +127,9 @@ class FakePower(base.PowerInterface):
         if (self._RESULT[power_state] == states.POWER_ON
                 and task.node.power_state != states.POWER_ON):
             _count_boot(task)
+        if (self._RESULT[power_state] == states.POWER_OFF
+                and task.node.power_state != states.POWER_OFF):
+            _count(task, POWER_OFFS_KEY)
         task.node.power_state = self._RESULT[power_state]
 
     def reboot(self, task, timeout=None):
@@ -130,7 +144,7 @@ class FakePower(base.PowerInterface):
     def boot_instance(self, task):
         """Power the node on into the deployed instance."""
         simulate(task, 'power.boot_instance')
-        self.set_power_state(task, states.POWER_ON)
+        power_cycles.power_on(task)
 
 
 class FakeManagement(base.ManagementInterface):
@@ -235,9 +249,8 @@ class FakeDeploy(base.DeployInterface):
     def deploy(self, task):
         """Power off and boot the agent ramdisk."""
         simulate(task, 'deploy.deploy')
-        task.driver.power.set_power_state(task, states.POWER_OFF)
-        task.driver.management.set_boot_device(task, 'pxe')
-        task.driver.power.set_power_state(task, states.POWER_ON)
+        with power_cycles.booting(task):
+            task.driver.management.set_boot_device(task, 'pxe')
 
     @base.deploy_step(priority=80)
     def write_image(self, task):

@@ -7,11 +7,13 @@ until updated; what they run is kept in the node's
 gives each component of its settings list the version in its image's file
 name (``.../bios-2.1.0.bin`` -> ``2.1.0``), or, when the name has none,
 its old version with the minor number raised, then records the versions in
-the node's component cache.  With ``[fake] firmware_delay`` seconds the
-update is a polled step, as a real BMC's task is (the node waits in
-``clean wait``, unlocked, until that long has passed); without, it is done
-at once.  Like the other fake interfaces it takes ``[fake] step_delay``
-and fails when ``driver_info/fake_fail_step`` names ``firmware.update``.
+the node's component cache, with what identifies each component
+(:data:`IDENTITIES`: vendor, model and serial number, API 1.114).  With
+``[fake] firmware_delay`` seconds the update is a polled step, as a real
+BMC's task is (the node waits in ``clean wait``, unlocked, until that long
+has passed); without, it is done at once.  Like the other fake
+interfaces it takes ``[fake] step_delay`` and fails when
+``driver_info/fake_fail_step`` names ``firmware.update``.
 """
 
 import posixpath
@@ -49,6 +51,15 @@ def _versions(task):
             for component in firmware.COMPONENTS}
 
 
+#: Each fake component's vendor, model and serial number.
+IDENTITIES = {
+    firmware.BIOS: {'vendor': 'Fake Firmware Inc.', 'model': 'Fake BIOS',
+                    'serial_number': None},
+    firmware.BMC: {'vendor': 'Fake Firmware Inc.', 'model': 'Fake BMC 1',
+                   'serial_number': 'FAKE-BMC-0001'},
+}
+
+
 class FakeFirmware(base.FirmwareInterface):
 
     name = 'fake'
@@ -60,7 +71,8 @@ class FakeFirmware(base.FirmwareInterface):
 
     def cache_firmware_components(self, task):
         firmware.cache_components(task, [
-            {'component': component, 'current_version': version}
+            {'component': component, 'current_version': version,
+             **IDENTITIES.get(component, {})}
             for component, version in sorted(_versions(task).items())])
 
     @base.clean_step(priority=0, argsinfo=firmware.UPDATE_ARGSINFO,

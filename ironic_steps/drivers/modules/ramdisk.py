@@ -8,8 +8,8 @@ interface forget the image.
 """
 
 from ironic_steps.common import exception
-from ironic_steps.common import states
 from ironic_steps.drivers import base
+from ironic_steps.drivers import power_cycles
 
 
 class RamdiskDeploy(base.DeployInterface):
@@ -30,13 +30,11 @@ class RamdiskDeploy(base.DeployInterface):
     def deploy(self, task):
         """Boot the node from its ISO: power off, present it, power on."""
         boot_iso(task.node)
-        power = task.driver.power
-        power.set_power_state(task, states.POWER_OFF)
-        task.driver.boot.prepare_instance(task)
-        power.set_power_state(task, states.POWER_ON)
+        with power_cycles.booting(task):
+            task.driver.boot.prepare_instance(task)
 
     def tear_down(self, task):
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        power_cycles.power_off_or_reboot(task)
         clean_up = getattr(task.driver.boot, 'clean_up_instance', None)
         if clean_up is not None:
             clean_up(task)

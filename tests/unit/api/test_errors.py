@@ -68,6 +68,37 @@ class RequestIdTest(base.ApiTestCase):
                              oslo_context.get_current().request_id)
 
 
+class RequestIdHeadersTest(base.ApiTestCase):
+    """As Ironic 39 (API 1.107): both headers on every answer, at every
+    version, refusals before the API included; a caller's id is only the
+    global request id."""
+
+    def test_both_headers_name_the_id_even_on_a_refused_version(self):
+        for response in (self.get('/v1/nodes', version='1.1'),
+                         self.get('/v1/nodes', version='9.99'),
+                         self.get('/v1/nodes', version='one')):
+            self.assertRegex(response.headers[app.REQUEST_ID_HEADER],
+                             r'^req-[0-9a-f-]{36}$')
+            self.assertEqual([response.headers[app.REQUEST_ID_HEADER]],
+                             response.headers.getlist('OpenStack-Request-Id'))
+            self.assertEqual(1, len(response.headers.getlist(
+                app.REQUEST_ID_HEADER)))
+        self.assertEqual(406, self.get('/v1/nodes',
+                                       version='9.99').status_code)
+
+    def test_a_callers_id_is_the_global_one_never_the_requests(self):
+        caller = 'req-0f3d5c6e-8a1b-4c2d-9e7f-1a2b3c4d5e6f'
+        response = self.get('/v1/nodes',
+                            headers={app.REQUEST_ID_HEADER: caller})
+        self.assertNotEqual(caller, response.headers[app.REQUEST_ID_HEADER])
+        current = oslo_context.get_current()
+        self.assertEqual((response.headers[app.REQUEST_ID_HEADER], caller),
+                         (current.request_id, current.global_request_id))
+        # One not in oslo's form is ignored
+        self.get('/v1/nodes', headers={app.REQUEST_ID_HEADER: 'mine'})
+        self.assertIsNone(oslo_context.get_current().global_request_id)
+
+
 class UnreachableDatabaseTest(base.ApiTestCase):
     """Only a database that cannot be reached is a 503 (see
     tests/functional/test_api_outages.py, on a real PostgreSQL)."""

@@ -240,3 +240,33 @@ class PinnedTo011Test(_FirmwareApiTestCase):
             exception.NotInPinnedRelease,
             driver_factory.check_and_update_node_interfaces, node)
         self.assertIn('0.12', str(error))
+
+
+class FirmwareIdentityTest(base.AheadOfTheLadderMixin, _FirmwareApiTestCase):
+    """``vendor``, ``model`` and ``serial_number`` (API 1.114)."""
+
+    def test_components_show_what_identifies_them_from_1_114(self):
+        self.manageable()
+        bios, bmc = self.get(FIRMWARE, version='1.114').get_json()[
+            'firmware']
+        self.assertEqual(
+            ('bmc', 'Fake Firmware Inc.', 'Fake BMC 1', 'FAKE-BMC-0001'),
+            (bmc['component'], bmc['vendor'], bmc['model'],
+             bmc['serial_number']))
+        self.assertIsNone(bios['serial_number'])
+        self.assertEqual({'created_at', 'updated_at', 'component',
+                          'initial_version', 'current_version',
+                          'last_version_flashed', 'vendor', 'model',
+                          'serial_number'}, set(bios))
+        self.assertEqual([{'component': 'bios', 'model': 'Fake BIOS'},
+                          {'component': 'bmc', 'model': 'Fake BMC 1'}],
+                         self.get(FIRMWARE + '?fields=component,model',
+                                  version='1.114').get_json()['firmware'])
+
+    def test_below_1_114_they_are_absent_and_asking_is_400_as_ironic(self):
+        self.manageable()
+        [bios, _bmc] = self.get(FIRMWARE, version='1.113').get_json()[
+            'firmware']
+        self.assertNotIn('vendor', bios)
+        self.assertError(self.get(FIRMWARE + '?fields=component, model',
+                                  version='1.113'), 400, 'model', '1.114')

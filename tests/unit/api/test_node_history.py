@@ -244,7 +244,8 @@ class RefusalTest(_NodeHistoryTestBase):
              "sort_key must be one of created_at, uuid, got 'severity'"),
             ('?sort_dir=up', "sort_dir must be 'asc' or 'desc'"),
             ('?detail=maybe', 'detail must be true or false'),
-            ('?fields=uuid,project', 'project'),
+            # (project is a field from 1.113: 406, LaterHistoryFieldsTest)
+            ('?fields=uuid,colour', 'colour'),
             ('?fields=uuid&detail=true', 'cannot be combined'),
             ('?flow=deploy', 'Unknown query parameter(s) flow'),
         ]
@@ -275,3 +276,38 @@ class PinnedTest(_NodeHistoryTestBase):
             for version in ('1.69', 'latest'):
                 self.assertError(self.get(path, version=version), 404,
                                  'could not be found')
+
+
+class LaterHistoryFieldsTest(api_base.AheadOfTheLadderMixin,
+                             _NodeHistoryTestBase):
+    """``project`` (1.113); ``state``, ``target_provision_state`` and
+    ``duration_seconds`` (1.115): absent below their versions."""
+
+    def test_each_field_appears_at_its_version(self):
+        node = self.deployed(FailingDeploy(), states.DEPLOYFAIL)
+        for version, fields in (
+                ('1.112', ALL_FIELDS),
+                ('1.113', ALL_FIELDS | {'project'}),
+                ('1.115', ALL_FIELDS | {'project', 'state',
+                                        'target_provision_state',
+                                        'duration_seconds'})):
+            events = self.history(node, '?detail=True', version)['history']
+            self.assertEqual([fields] * 2, [set(e) for e in events], version)
+        [ok, failed] = events
+        self.assertEqual(('deploying', 'active', None),
+                         (failed['state'], failed['target_provision_state'],
+                          failed['project']))
+        self.assertIsInstance(failed['duration_seconds'], int)
+        self.assertEqual(failed, self.get_ok('/v1/nodes/%s/history/%s' % (
+            node.uuid, failed['uuid']), version='1.115'))
+
+    def test_asking_for_one_below_its_version_is_406(self):
+        node = self.deployed(ThreeSteps())
+        for field, version in (('project', '1.112'),
+                               ('duration_seconds', '1.114')):
+            response = self.get('/v1/nodes/%s/history?fields=uuid,%s'
+                                % (node.uuid, field), version=version)
+            self.assertError(response, 406, field)
+        [event, *_rest] = self.history(
+            node, '?fields=uuid,duration_seconds', '1.115')['history']
+        self.assertEqual({'uuid', 'duration_seconds', 'links'}, set(event))

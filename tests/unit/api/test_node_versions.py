@@ -354,15 +354,15 @@ class FieldsOfVersionsNotServedTest(base.ApiTestCase):
     never 400: Metal3's baremetal-operator sends ``disable_power_off``
     with every node it creates, whatever version it negotiated."""
 
-    @ddt.data(('disable_power_off', False, '1.95'),
-              ('instance_name', 'vm-1', '1.104'),
-              ('health', 'OK', '1.109'))
+    @ddt.data(('disable_power_off', False, '1.95', '1.94'),
+              ('instance_name', 'vm-1', '1.104', 'latest'),
+              ('health', 'OK', '1.109', 'latest'))
     @ddt.unpack
     def test_creating_a_node_with_one_is_406_naming_its_version(
-            self, field, value, needed):
+            self, field, value, needed, asked):
         response = self.post('/v1/nodes', json={
             'driver': 'fake-hardware', 'name': 'n1', field: value},
-            version='latest')
+            version=asked)
         self.assertError(response, 406, field, needed)
         self.assertEqual([], objects.Node.list(self.context))
 
@@ -370,7 +370,7 @@ class FieldsOfVersionsNotServedTest(base.ApiTestCase):
         self.create_node(name='n1')
         self.assertError(self.patch('/v1/nodes/n1', json=[
             {'op': 'add', 'path': '/disable_power_off', 'value': True}],
-            version='latest'), 406, 'disable_power_off', '1.95')
+            version='1.94'), 406, 'disable_power_off', '1.95')
         self.assertError(self.get('/v1/nodes/n1?fields=uuid,instance_name',
                                   version='latest'), 406, 'instance_name')
 

@@ -44,6 +44,9 @@ CREATE_FIRMWARE_INFORMATION = '814b3ae7aacd'
 ADD_PORT_NAME = 'b1d4e7a9c288'
 ADD_PORT_AND_PORTGROUP_FIELDS = 'd2e6a8c4f197'
 CREATE_INSPECTION_RULES = 'e7c3a9b52d14'
+ADD_NODE_DISABLE_POWER_OFF = 'e7a3c5f91b2d'
+ADD_NODE_INSTANCE_NAME = 'a4c9e1f7b358'
+ADD_NODE_HEALTH = 'c7d2f4a9e613'
 #: Every revision, oldest first: one line, no branch.
 REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              CREATE_TRAITS_AND_TEMPLATES, ADD_NODE_API_FIELDS,
@@ -54,9 +57,19 @@ REVISIONS = [INITIAL, ADD_DEPLOY_STEP, CREATE_CONDUCTORS,
              ADD_NODE_SHARD_AND_PARENT, ADD_NODE_SERVICE_STEP,
              CREATE_RUNBOOKS, ADD_NODE_FIRMWARE_INTERFACE,
              CREATE_FIRMWARE_INFORMATION, ADD_PORT_NAME,
-             ADD_PORT_AND_PORTGROUP_FIELDS, CREATE_INSPECTION_RULES]
+             ADD_PORT_AND_PORTGROUP_FIELDS, CREATE_INSPECTION_RULES,
+             ADD_NODE_DISABLE_POWER_OFF, ADD_NODE_INSTANCE_NAME,
+             ADD_NODE_HEALTH]
 _TRAITS_AND_TEMPLATES = {'node_traits', 'deploy_templates',
                          'deploy_template_steps'}
+
+
+def insert_node(connection, uuid, driver, provision_state):
+    """A node row with only the columns every revision has."""
+    connection.execute(sa.text(
+        "INSERT INTO nodes (uuid, driver, provision_state, maintenance) "
+        "VALUES (:uuid, :driver, :state, 0)"),
+        {'uuid': uuid, 'driver': driver, 'state': provision_state})
 
 
 def head_revision():
@@ -88,6 +101,14 @@ class MigrationWalkTest(base.TestCase):
         self.path = os.path.join(directory, 'empty.sqlite')
         sqlalchemy_api.configure(connection='sqlite:///%s' % self.path)
         self.addCleanup(sqlalchemy_api.configure)
+
+    def a_node_at(self, revision, uuid, driver, provision_state):
+        """The database at ``revision`` with one node; its engine."""
+        migration.upgrade(revision)
+        engine = sqlalchemy_api.get_engine()
+        with engine.begin() as connection:
+            insert_node(connection, uuid, driver, provision_state)
+        return engine
 
     def node_columns(self):
         inspector = sa.inspect(sqlalchemy_api.get_engine())
@@ -339,13 +360,9 @@ class MigrationWalkTest(base.TestCase):
     def test_existing_nodes_get_no_firmware_and_components_go_with_them(
             self):
         # Given a node at the release before (0.11)
-        migration.upgrade(ADD_NODE_SHARD_AND_PARENT)
-        engine = sqlalchemy_api.get_engine()
-        with engine.begin() as connection:
-            connection.execute(sa.text(
-                "INSERT INTO nodes (uuid, driver, provision_state, "
-                "maintenance) VALUES ('3c7e4d2a-6b5f-4f8a-9d0e-1f2a3b4c5d6e',"
-                " 'redfish', 'manageable', 0)"))
+        engine = self.a_node_at(ADD_NODE_SHARD_AND_PARENT,
+                                '3c7e4d2a-6b5f-4f8a-9d0e-1f2a3b4c5d6e',
+                                'redfish', 'manageable')
         # When the revisions of 0.12 run
         migration.upgrade(CREATE_FIRMWARE_INFORMATION)
         # Then its firmware is not managed and it has no components; a
@@ -440,6 +457,30 @@ class MigrationWalkTest(base.TestCase):
             self.assertEqual((None, None, 0), tuple(connection.execute(
                 sa.text('SELECT physical_network, category, '
                         'dynamic_portgroup FROM portgroups')).one()))
+
+    def test_existing_nodes_may_be_powered_off(self):
+        # Given a node of release 0.12
+        engine = self.a_node_at(ADD_PORT_AND_PORTGROUP_FIELDS,
+                                '5d1e0c3b-7a2f-4e6d-9b8c-0a1f2e3d4c5b',
+                                'redfish', 'active')
+        # When the revision of 0.13 runs
+        migration.upgrade(ADD_NODE_DISABLE_POWER_OFF)
+        # Then its power may be turned off, as before; and a node written
+        # by a 0.12 conductor, which knows no such column, gets the same
+        with engine.begin() as connection:
+            insert_node(connection, '6e2f1d4c-8b3a-4f7e-8c9d-1b2a3f4e5d6c',
+                        'redfish', 'enroll')
+            self.assertEqual([0, 0], list(connection.execute(sa.text(
+                'SELECT disable_power_off FROM nodes')).scalars()))
+
+    def test_existing_nodes_have_no_instance_name_nor_health(self):
+        engine = self.a_node_at(ADD_NODE_DISABLE_POWER_OFF,
+                                '7f3a2e5d-9c4b-4a8f-8d0e-2c3b4a5f6e7d',
+                                'redfish', 'active')
+        migration.upgrade(ADD_NODE_HEALTH)
+        with engine.begin() as connection:
+            self.assertEqual((None, None), tuple(connection.execute(sa.text(
+                'SELECT instance_name, health FROM nodes')).one()))
 
     def test_upgrading_at_head_is_a_no_op(self):
         migration.upgrade()

@@ -25,7 +25,7 @@ EXPECTED_FINGERPRINTS = {
     'BIOSSetting': '1.1-054a26d8e261a76198623773e5659292',
     'Conductor': '1.1-e039111d3b500d145d1dac6774f52fb0',
     'DeployTemplate': '1.0-afeca1adc9e4e3f2381fe7783f469832',
-    'Node': '1.6-3ae696fd4dcfbe17096ba2b80619475d',
+    'Node': '1.7-0b136151b2f514963bfe2b9f7c12fac5',
     'Chassis': '1.0-c83b9e409c9107e4f02c134767bcab57',
     'Port': '1.2-9424d9002fedad596790a813838c8ae1',
     'Portgroup': '1.1-cca7c1a8af4576d0e7855d301309fcef',

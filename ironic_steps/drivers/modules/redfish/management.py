@@ -33,6 +33,9 @@ _DEVICE_NAMES = {target: name for name, target in BOOT_DEVICES.items()}
 BOOT_MODES = {'bios': sushy.BOOT_SOURCE_MODE_BIOS,
               'uefi': sushy.BOOT_SOURCE_MODE_UEFI}
 _MODE_NAMES = {mode: name for name, mode in BOOT_MODES.items()}
+#: The System's Status/Health -> the node's health.
+_HEALTH = {sushy.HEALTH_OK: 'OK', sushy.HEALTH_WARNING: 'Warning',
+           sushy.HEALTH_CRITICAL: 'Critical'}
 
 _FIRMWARE_ARGSINFO = {
     'firmware_images': {
@@ -99,6 +102,11 @@ class RedfishManagement(utils.BMCInterface, base.ManagementInterface):
     def get_boot_mode(self, task):
         system = utils.get_system(task.node, 'read the boot mode')
         return _MODE_NAMES.get(system.boot.mode)
+
+    def get_health(self, task):
+        system = utils.get_system(task.node, 'read the hardware health')
+        status = system.status
+        return _HEALTH.get(status.health) if status is not None else None
 
     def _secure_boot(self, task, operation):
         """The system's SecureBoot resource.

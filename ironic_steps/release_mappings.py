@@ -186,10 +186,11 @@ RELEASE_MAPPING = collections.OrderedDict([
     # (1.113, 1.115); firmware vendor, model and serial (1.114); and the
     # versions built in 0.12 (1.97-1.103, 1.105, 1.106, 1.111, 1.112)
     # served at last.  Resuming a failed servicing from the failed step
-    # (the x-steps extension's resume, RPC 1.3 as for a deploy).
+    # (the x-steps extension's resume, RPC 1.3 as for a deploy).  Injecting
+    # an NMI (API 1.29; RPC 1.9 inject_nmi).
     ('0.13', {
         'api': '1.115',
-        'rpc': '1.8',
+        'rpc': '1.9',
         'objects': {'Node': ['1.7'], 'DeployTemplate': ['1.0'],
                     'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
                     'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],

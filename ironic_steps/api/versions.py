@@ -46,6 +46,8 @@ implement it):
   agents.
 * 1.24 - ``portgroups`` link of nodes.
 * 1.27 - ``soft power off``, ``soft rebooting`` and ``timeout`` for power.
+* 1.29 - ``PUT /v1/nodes/{node}/management/inject_nmi``: a
+  non-maskable interrupt for the machine (release 0.13).
 * 1.30 - drivers carry ``type`` and, with ``detail``, their interfaces.
 * 1.31 - node ``*_interface`` fields (boot, console, deploy, inspect,
   management, power, raid, vendor).
@@ -239,6 +241,7 @@ MINOR_21_RESOURCE_CLASS = 21
 MINOR_22_LOOKUP_HEARTBEAT = 22
 MINOR_24_PORTGROUPS_SUBCONTROLLERS = 24
 MINOR_27_SOFT_POWER_OFF = 27
+MINOR_29_INJECT_NMI = 29
 MINOR_30_DYNAMIC_DRIVERS = 30
 MINOR_31_DYNAMIC_INTERFACES = 31
 MINOR_32_VOLUME = 32

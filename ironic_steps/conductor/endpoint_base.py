@@ -17,7 +17,7 @@ from ironic_steps.common import exception
 #: The conductor's RPC version; see conductor/rpcapi.py for the history.
 #: The server accepts every 1.x call up to it, so conductors of the
 #: previous release keep working with it during an upgrade.
-RPC_API_VERSION = '1.8'
+RPC_API_VERSION = '1.9'
 
 #: Errors that answer a caller, not bugs: oslo.messaging returns them to
 #: the client without logging a server-side traceback.

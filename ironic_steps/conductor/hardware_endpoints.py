@@ -78,6 +78,18 @@ class HardwareEndpoints:
             task.save_and_release()
 
     @endpoint_base.expected
+    def inject_nmi(self, context, node_id):
+        """Send the node a non-maskable interrupt (RPC 1.9).
+
+        :raises UnsupportedDriverExtension: for a management interface
+            that cannot."""
+        with self._acquire(context, node_id,
+                           purpose='injecting an NMI') as task:
+            task.driver.management.validate(task)
+            task.driver.management.inject_nmi(task)
+            task.save_and_release()
+
+    @endpoint_base.expected
     def get_supported_boot_devices(self, context, node_id):
         with task_manager.acquire(context, node_id, shared=True,
                                   purpose='listing boot devices') as task:

@@ -38,6 +38,7 @@ add the new version to ``release_mappings.py``):
   agent's inventory, for the ``agent`` inspect interface; API 1.84);
   attach_virtual_media, detach_virtual_media, get_virtual_media (API
   1.89, 1.93)
+* 1.9 - inject_nmi (API 1.29)
 """
 
 import oslo_messaging as messaging
@@ -422,6 +423,11 @@ class ConductorAPI:
     def get_supported_boot_devices(self, context, node_id):
         return self._call_1_3(context, 'get_supported_boot_devices',
                               'Listing boot devices', node_id=node_id)
+
+    def inject_nmi(self, context, node_id):
+        self._check_can_send('1.9', 'Injecting an NMI')
+        return self._call(context, 'inject_nmi', '1.9', route=node_id,
+                          node_id=node_id)
 
     def set_console_mode(self, context, node_id, enabled):
         return self._call_1_3(context, 'set_console_mode',

@@ -328,6 +328,11 @@ class ManagementInterface(BaseInterface):
             node=task.node.uuid, extension=what,
             interface=task.node.management_interface)
 
+    def inject_nmi(self, task):
+        """Send the machine a non-maskable interrupt (API 1.29): its
+        operating system's crash dump or debugger takes over."""
+        self._unsupported(task, 'injecting an NMI')
+
     def get_boot_mode(self, task):
         """``uefi`` or ``bios``; None if the BMC does not say."""
         self._unsupported(task, 'reading the boot mode')

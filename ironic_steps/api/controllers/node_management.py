@@ -11,6 +11,9 @@
   naming the interface), so ``console_enabled`` stays false.
 * ``/v1/nodes/{node}/vendor_passthru/methods``: the passthru methods of
   the node's vendor interface (``{}`` when it has none).
+* ``PUT /v1/nodes/{node}/management/inject_nmi`` (from 1.29, release
+  0.13): the node's management interface sends the machine a
+  non-maskable interrupt (204); a body, if any, is ``{}``.
 
 All of them exist from the first microversion, as in Ironic, and go to
 the node's conductor, which loads its driver; while the services are
@@ -26,6 +29,9 @@ from ironic_steps.api import query
 from ironic_steps.api import responses
 from ironic_steps.api import tenancy
 from ironic_steps.api import versions
+
+#: The version that brought injecting an NMI.
+_INJECT_NMI = versions.at(versions.MINOR_29_INJECT_NMI)
 
 blueprint = flask.Blueprint('node_management', __name__,
                             url_prefix='/v1/nodes/<ident>')
@@ -72,6 +78,17 @@ def set_boot_device(ident):
             'e.g. pxe or disk (GET .../boot_device/supported lists them)')
     flask.g.rpcapi.set_boot_device(flask.g.context, _node_uuid(ident),
                                    device, _flag(values, 'persistent'))
+    return responses.empty(204)
+
+
+@blueprint.put('/management/inject_nmi')
+def inject_nmi(ident):
+    versions.check_endpoint(flask.g.version, _INJECT_NMI,
+                            flask.request.path)
+    tenancy.authorize_ident('baremetal:node:inject_nmi', flask.g.context,
+                            ident, flask.g.version)
+    body.json_object((), default={})
+    flask.g.rpcapi.inject_nmi(flask.g.context, _node_uuid(ident))
     return responses.empty(204)
 
 

@@ -199,6 +199,12 @@ class FakeManagement(base.ManagementInterface):
                     task.node.uuid, self.get_boot_mode(task)))
         _remember(task, 'fake_secure_boot', bool(state))
 
+    def inject_nmi(self, task):
+        """Counts the interrupts (``fake_nmi_count``)."""
+        _remember(task, 'fake_nmi_count', (task.node.driver_internal_info
+                                           or {}).get('fake_nmi_count', 0)
+                  + 1)
+
     def attach_virtual_media(self, task, device_type, image_url):
         media = dict(self._virtual_media(task), **{device_type: image_url})
         _remember(task, VIRTUAL_MEDIA_KEY, media)

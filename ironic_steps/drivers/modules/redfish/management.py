@@ -66,6 +66,11 @@ def _firmware_urls(task, firmware_images):
 
 class RedfishManagement(utils.BMCInterface, base.ManagementInterface):
 
+    def inject_nmi(self, task):
+        system = utils.get_system(task.node, 'inject an NMI')
+        with utils.bmc_call(task.node, 'inject an NMI'):
+            system.reset_system(sushy.RESET_NMI)
+
     def get_supported_boot_devices(self, task):
         return sorted(BOOT_DEVICES)
 

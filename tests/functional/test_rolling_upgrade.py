@@ -273,8 +273,9 @@ class RollingUpgradeTest(testtools.TestCase):
 
         # Every service unpinned: the runbook is made and the node, whose
         # conductor was the old one and which carries the runbook's name as
-        # a trait (API 1.92), cleaned with it.
-        api = self.unpin(old, api_service)
+        # a trait (API 1.92 to 1.111), cleaned with it.
+        api = functional.RestClient(self.unpin(old, api_service).endpoint,
+                                    version='1.92')
         api.request('POST', '/v1/runbooks', runbook)
         api.request('PUT', '/v1/nodes/%s/states/provision' % node_uuid,
                     {'target': 'clean', 'runbook': 'CUSTOM_RAID'})

@@ -6,6 +6,7 @@ import json
 import testtools
 
 from ironic_steps.api import versions
+from tests.functional import fixtures as functional
 from tests.functional import test_openstack_client
 
 #: The runbook traits and description of API 1.112, built but not served
@@ -74,8 +75,11 @@ class RunbookCLITest(test_openstack_client.CLITestCase):
         self.assertEqual([], client.json('runbook', 'list'))
 
     def test_node_clean_with_a_runbook_named_as_one_of_its_traits(self):
-        # API 1.92: a node may run a runbook whose name is one of its traits.
-        _service, client = self.start_service()
+        # API 1.92 to 1.111: a node may run a runbook whose name is one of
+        # its traits (from 1.112, the runbook's own traits decide).
+        service, _client = self.start_service()
+        client = functional.OpenStackClient(service.endpoint,
+                                            api_version='1.92')
         self.manageable(client)
         client.run('runbook', 'create', '--name', 'CUSTOM_NO_HT', '--steps',
                    json.dumps([BIOS]))

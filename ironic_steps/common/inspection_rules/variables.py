@@ -16,6 +16,8 @@ into a field anyone may read copies the mask, never the password.
 """
 
 import dataclasses
+import re
+import string
 import types
 
 from oslo_log import log
@@ -71,9 +73,34 @@ class Scope:
         return names
 
 
+#: A format spec asking for a field this wide or wider: a rule could ask
+#: for gigabytes of padding ('{item:>999999999}').
+_HUGE_WIDTH = re.compile(r'\d{4,}')
+
+
+class _RuleFormatter(string.Formatter):
+    """``str.format`` without its reach: no ``_``-named attribute (from a
+    node or a dict, ``__class__`` and the like lead towards the
+    interpreter's internals) and no field padded to thousands of
+    characters."""
+
+    def get_field(self, field_name, args, kwargs):
+        if re.search(r'\._', field_name):
+            raise ValueError('names starting with _ are not readable')
+        return super().get_field(field_name, args, kwargs)
+
+    def format_field(self, value, format_spec):
+        if _HUGE_WIDTH.search(format_spec):
+            raise ValueError('format spec %r is too wide' % format_spec)
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _RuleFormatter()
+
+
 def _format(text, names, missing_as_none):
     try:
-        return text.format(**names)
+        return _FORMATTER.vformat(text, (), names)
     except KeyError:
         if missing_as_none:
             return None

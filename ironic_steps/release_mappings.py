@@ -199,6 +199,18 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0'], 'InspectionRule': ['1.0']},
     }),
+    # What Ironic's clients still missed at 0.13: (filled in as it lands).
+    ('0.14', {
+        'api': '1.115',
+        'rpc': '1.9',
+        'objects': {'Node': ['1.7'], 'DeployTemplate': ['1.0'],
+                    'Conductor': ['1.1'], 'BIOSSetting': ['1.1'],
+                    'Chassis': ['1.0'], 'Portgroup': ['1.1'], 'Port': ['1.2'],
+                    'VolumeConnector': ['1.0'], 'VolumeTarget': ['1.0'],
+                    'Allocation': ['1.0'], 'NodeStepHistory': ['1.0'],
+                    'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
+                    'Runbook': ['1.0'], 'InspectionRule': ['1.0']},
+    }),
 ])
 
 RELEASE_MAPPING['master'] = RELEASE_MAPPING[next(reversed(RELEASE_MAPPING))]

@@ -77,6 +77,7 @@ def start_deploy(task, worker, rebuild=None, deploy_steps=None,
         if not plan:
             raise exception.NoStepsFound(kind='deploy', node=node.uuid)
         step_runner.store_plan(task, step_kinds.DEPLOY_FLOW, plan)
+        step_runner.mark_first_step(task, step_kinds.DEPLOY_FLOW, plan)
         if deploy_steps:
             step_runner.keep_requested(node, step_kinds.DEPLOY_FLOW,
                                        deploy_steps)
@@ -230,7 +231,7 @@ def do_node_deploy(task):
     """Worker: run the planned deploy steps (or deploy the old way)."""
     if not step_runner.has_plan(task.node, step_kinds.DEPLOY_FLOW):
         return _legacy_result(task, task.driver.deploy.deploy)
-    return step_runner.run(task, step_kinds.DEPLOY_FLOW)
+    return step_runner.run(task, step_kinds.DEPLOY_FLOW, first_marked=True)
 
 
 def continue_node_deploy(task, worker):

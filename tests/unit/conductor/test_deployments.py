@@ -179,22 +179,24 @@ class TransactionCostTest(base.ConductorTestCase):
     def test_a_deploy_writes_each_transition_once(self):
         node = self.make_available()
         recorded = self.useFixture(base.SQLStatements())
-        # Lock, enter deploying, record deploy.deploy and write_image,
-        # then wait call-back with the lock dropped in the same write.
+        # Lock; enter deploying with deploy.deploy recorded as the step
+        # running; record write_image; then wait call-back with the lock
+        # dropped in the same write.
         self.rpcapi.do_node_deploy(self.context, node.uuid)
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         writes = recorded.node_writes()
-        self.assertEqual(5, len(writes), writes)
+        self.assertEqual(4, len(writes), writes)
+        self.assertIn('deploy_step=?', writes[1])
         # The agent's lookup stores the token it hands out in one
         # conditional write, without the lock (once per flow).
         token = self.rpcapi.get_node_with_token(self.context, node.uuid)
-        self.assertEqual(6, len(recorded.node_writes()))
+        self.assertEqual(5, len(recorded.node_writes()))
         # Lock; leaving the wait rides with the next step's record; three
         # steps; active with the lock dropped in the same write.
         self.rpcapi.heartbeat(self.context, node.uuid, agent_token=token)
         self.wait_for_state(node, states.ACTIVE)
         writes = recorded.node_writes()
-        self.assertEqual(11, len(writes), writes)
+        self.assertEqual(10, len(writes), writes)
 
 
 class UserDeployStepsTest(base.ConductorTestCase):

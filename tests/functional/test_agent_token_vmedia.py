@@ -179,7 +179,7 @@ class TokenOnVirtualMediaCleaningTest(TokenOnVirtualMediaTestCase):
         self.config(automated_clean=True, group='conductor')
         self.config(erase_devices_priority=0, group='deploy')
         # When a node is provided, its agent booted to clean it
-        node = self.provide_to_clean_wait()
+        node = self.provide()
         # Then its lookup shows the token masked, and the agent cleans
         # with the one on its config image
         self.assertEqual(MASK, self.lookup(node)['agent_token'])

@@ -40,17 +40,6 @@ class RedfishDirectTestCase(test_redfish_driver.RedfishTestCase,
         node.save()
         return node
 
-    def provide_to_clean_wait(self):
-        """Provide a direct node (with automated cleaning): it waits for
-        the agent it booted to clean it."""
-        node = self.direct_node()
-        for action, state in (('manage', states.MANAGEABLE),
-                              ('provide', states.CLEANWAIT)):
-            self.rpcapi.do_provisioning_action(self.context, node.uuid,
-                                               action)
-            node = self.wait_for_state(node, state)
-        return node
-
     def deploy_to_agent_wait(self, **properties):
         node = self.available(self.direct_node(**properties))
         self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False)
@@ -166,7 +155,7 @@ class RedfishDirectCleaningTest(RedfishDirectTestCase):
     def test_cleaning_boots_the_agent_from_the_deploy_iso_then_ejects_it(
             self):
         # When a redfish direct node is provided
-        node = self.provide_to_clean_wait()
+        node = self.provide()
         # Then it boots its agent from the deploy ISO, once
         bmc = self.bmc()
         self.assertEqual((DEPLOY_ISO, True, ['Cd'], 'On'), (

@@ -19,15 +19,11 @@
    :mod:`lanes`) run instead on a lane thread of their own, one after
    another, so the short ones never queue behind them.  With more
    threads, a pool of that many runs every request, for an API whose
-   requests wait on conductors.  Whatever the threads, the requests
-   ``costly_requests(method, path, header)`` picks (those that will check
-   a password with bcrypt, a quarter of a second of a core: see
-   :func:`ironic_steps.api.auth.costly_requests`) run on a small pool of
-   their own (``costly_threads``), so that wrong passwords sent in a loop
-   hold up only each other, never the I/O thread, the lane or the pool
-   that serve everyone else.  Either way the response is sent without
-   blocking; whatever the client does not take at once is sent by the I/O
-   thread as the client reads it.
+   requests wait on conductors.  The requests ``costly_requests(method,
+   path, header)`` picks (a bcrypt check: :func:`auth.costly_requests`)
+   run on ``costly_threads`` of their own, holding up only each other.
+   The response is sent without blocking; whatever the client does not
+   take at once is sent by the I/O thread as the client reads it.
 3. **Every client has deadlines** (``timeout``, ``[api] client_timeout``):
    a request must arrive whole within it of its first byte (else 408 and
    the connection is closed), a response must be taken within it, and an
@@ -98,8 +94,7 @@ class Server:
                  retry_after=5, long_requests=None, tls=None,
                  costly_requests=None, costly_threads=2):
         self.application = application
-        #: What runs on the pool of costly requests (see the module).
-        self.costly_requests = costly_requests
+        self.costly_requests = costly_requests   # see the module
         self.costly_threads = costly_threads
         self.tls = tls
         self.url_scheme = 'http' if tls is None else 'https'

@@ -10,7 +10,10 @@ with an htpasswd file of two users hashed at bcrypt cost ``--cost``
   other: p50 and p99 in ms;
 * ``attacked``: the same while ``--attackers`` threads send GETs with a
   wrong password for the other (known) user as fast as they are answered;
-  also what the attackers got (401, 429, ...) and how many;
+  also what the attackers got (401, 429, ...) and how many.  With
+  ``--spread``, the failure limit is off during the attack, as for an
+  attack spread over more addresses than it has failures: every wrong
+  password costs its bcrypt check;
 * ``enumeration``: with the failure limit off, the median time of a wrong
   password for an unknown user and for a known one (``--probes`` each):
   equal times do not tell whether a user exists.
@@ -157,6 +160,9 @@ def main():
     parser.add_argument('--old-code', action='store_true',
                         help='the code under test predates the '
                              'http_basic_* options: do not set them')
+    parser.add_argument('--spread', action='store_true',
+                        help='no failure limit during the attack (as if '
+                             'it came from many addresses)')
     parser.add_argument('--out')
     args = parser.parse_args()
     code = subprocess.run(
@@ -164,8 +170,9 @@ def main():
          'print(ironic_steps.__file__)'], capture_output=True, cwd=os.sep,
         text=True).stdout.strip()
     result = {'label': args.label, 'code': code, 'cost': args.cost,
-              'attackers': args.attackers}
-    service = AuthService(args.cost, {})
+              'attackers': args.attackers, 'spread': args.spread}
+    service = AuthService(args.cost, {'http_basic_max_failures': 0}
+                          if args.spread else {})
     service.start()
     try:
         result['idle'] = admin_gets(service, args.gets)

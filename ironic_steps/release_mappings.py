@@ -199,7 +199,9 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0'], 'InspectionRule': ['1.0']},
     }),
-    # What Ironic's clients still missed at 0.13: (filled in as it lands).
+    # What Ironic's clients still missed at 0.13: (filled in as it lands);
+    # the agent token handed over on virtual media ([deploy] http_url)
+    # and http_basic's bcrypt checks on threads of their own.
     ('0.14', {
         'api': '1.115',
         'rpc': '1.9',

@@ -223,18 +223,20 @@ class Service:
     def _start_api(self):
         # Flask only where it is served.
         from ironic_steps.api import app
+        from ironic_steps.api import auth
         from ironic_steps.api import body
         from ironic_steps.api import lanes
         from ironic_steps.api import server
         exposure.check_exposure(CONF.api.host_ip)
         application = app.create_app()
         long_requests = lanes.matcher(application)
+        costly_requests = auth.costly_requests(application)
         if self.read_only is not None:
             from ironic_steps.api import read_only
             application = read_only.ReadOnly(application, self.read_only)
         api_server = server.Server(
             application, CONF.api.host_ip, CONF.api.port,
-            long_requests=long_requests,
+            long_requests=long_requests, costly_requests=costly_requests,
             threads=self._api_threads(), timeout=CONF.api.client_timeout,
             max_body=body.max_size(),
             max_connections=CONF.api.max_connections,

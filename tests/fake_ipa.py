@@ -28,8 +28,10 @@ busy, a refused token, a server error, a body that is not JSON, or
 :data:`HANG`, no answer at all), and make the agent start afresh as a
 rebooted machine's would (:meth:`restart`).
 
-The agent learns its token the way IPA does, from the node's lookup: set
-:attr:`token` (None refuses every command, as IPA 13 does).
+The agent learns its token the way IPA does: from the node's lookup (set
+:attr:`token`; None refuses every command, as IPA 13 does), or, booted
+from virtual media, from the config image beside its ISO
+(:meth:`read_config_image`), before any lookup.
 
 Plumbing is the standard library's (http.server); what is left here is
 IPA's protocol, which no library fakes.
@@ -37,12 +39,14 @@ IPA's protocol, which no library fakes.
 
 import copy
 import http.server
+import io
 import json
 import threading
 import urllib.parse
 import uuid
 
 import fixtures
+import pycdlib
 
 from ironic_steps.drivers.modules import agent_client
 
@@ -50,6 +54,8 @@ RUNNING = agent_client.RUNNING
 SUCCEEDED = agent_client.SUCCEEDED
 FAILED = agent_client.FAILED
 
+#: The volume label of the config image IPA reads its parameters from.
+CONFIG_LABEL = 'ir-vfd-dev'
 UNAUTHORIZED = (401, {'faultcode': 'Client',
                       'faultstring': '401 Unauthorized: Token invalid.'})
 #: A queued answer: no answer at all until the test ends.
@@ -207,6 +213,30 @@ class FakeIPA(fixtures.Fixture):
                    'command_result': None}
         self.commands[command['id']] = command
         return command
+
+    def read_config_image(self, path):
+        """Take the token the config image at ``path`` holds, as IPA reads
+        it from the virtual medium labelled ``ir-vfd-dev``: the
+        ``key=value`` lines of its ``parameters.txt``; those parameters.
+
+        :raises ValueError: for an image IPA would not read.
+        """
+        iso = pycdlib.PyCdlib()
+        iso.open(path)
+        try:
+            label = iso.pvd.volume_identifier.decode().strip(' \0')
+            if label != CONFIG_LABEL:
+                raise ValueError('the image at %s is labelled %r, not %r'
+                                 % (path, label, CONFIG_LABEL))
+            text = io.BytesIO()
+            iso.get_file_from_iso_fp(text, rr_path='/parameters.txt')
+        finally:
+            iso.close()
+        parameters = dict(line.split('=', 1) for line in
+                          text.getvalue().decode().splitlines()
+                          if '=' in line)
+        self.token = parameters.get('ipa-agent-token')
+        return parameters
 
     # --- what the test reads ----------------------------------------------
 

@@ -91,6 +91,8 @@ def create_app():
     errors.register(app)
     app.before_request(_prepare_request)
     # The request id first: every answer names it, refusals included.
+    authenticated = auth.wrap(app.wsgi_app)
+    auth.remember_costly_requests(app, authenticated)
     app.wsgi_app = request_ids.RequestIds(versions.VersionMiddleware(
-        json_suffix.JsonSuffixMiddleware(auth.wrap(app.wsgi_app))))
+        json_suffix.JsonSuffixMiddleware(authenticated)))
     return app

@@ -44,6 +44,7 @@ from ironic_steps.api import request_ids
 from ironic_steps.common import context
 from ironic_steps.common import exception
 from ironic_steps.conf import CONF
+from ironic_steps import release_mappings
 
 _USER_ID = 'HTTP_X_USER_ID'
 _USER_NAME = 'HTTP_X_USER_NAME'
@@ -57,6 +58,7 @@ READER_ROLE = basic_roles.READER_ROLE
 _BCRYPT_MAX_BYTES = 72
 
 _PUBLIC_PATHS = public_routes.PATTERN
+_COSTLY_REQUESTS = 'ironic_steps.costly_requests'
 
 
 def _set_identity(environ, user, roles, project=None):
@@ -153,6 +155,27 @@ class BasicAuthMiddleware(basic_auth.BasicAuthMiddleware):
             return self.format_exception(exc)(environ, start_response)
         return self.application(environ, start_response)
 
+    def runs_bcrypt(self, method, path, header):
+        """Whether the request will check a password with bcrypt: it sends
+        basic credentials, on a path that needs them, that are not
+        remembered as good (see :func:`costly_requests`).
+
+        :param header: ``header(name)``, the request's header ``name`` (a
+            lower-case name) or None.
+        """
+        if _PUBLIC_PATHS.match(path or '/'):
+            return False
+        scheme, _, token = (header('authorization') or '').strip(
+        ).partition(' ')
+        if scheme.lower() != 'basic':
+            return False   # refused at once, without bcrypt
+        try:
+            username, password = basic_auth.parse_token(token.strip())
+        except webob.exc.HTTPBadRequest:
+            return False
+        return not self._passwords.remembered(username,
+                                              _bcrypt_input(password))
+
     def format_exception(self, e):
         if isinstance(e, (webob.exc.HTTPUnauthorized, ValueError)):
             # ValueError: what bcrypt says of a password it cannot hash
@@ -182,6 +205,32 @@ def _bcrypt_input(password):
     that anyone can cause without credentials.
     """
     return password[:_BCRYPT_MAX_BYTES]
+
+
+def costly_requests(application):
+    """``costly(method, path, header)`` for ``application`` (made by
+    :func:`ironic_steps.api.app.create_app`): whether a request will
+    check a password with bcrypt; None when none ever does (noauth,
+    keystone).
+
+    bcrypt takes a quarter of a second of a core at cost 12 and lets the
+    interpreter run meanwhile: the server runs the requests it names on
+    threads of their own (:class:`ironic_steps.api.server.Server`'s
+    ``costly_requests``), so a loop of wrong passwords does not hold up
+    the I/O thread that serves everyone else.  From release 0.14 (while
+    pinned to an earlier one, checks run where every request runs, as
+    that release ran them).
+    """
+    if release_mappings.pinned_before(CONF, '0.14'):
+        return None
+    return application.extensions.get(_COSTLY_REQUESTS)
+
+
+def remember_costly_requests(application, middleware):
+    """Note on ``application`` (a Flask app) which of its requests are
+    costly, as the ``middleware`` of :func:`wrap` knows."""
+    application.extensions[_COSTLY_REQUESTS] = getattr(
+        middleware, 'runs_bcrypt', None)
 
 
 def wrap(application):

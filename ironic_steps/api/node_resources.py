@@ -20,9 +20,9 @@ import re
 
 from ironic_steps.api import errors
 from ironic_steps.api import identifiers
-from ironic_steps.api import node_ident
 from ironic_steps.api import resource
 from ironic_steps.api import schema
+from ironic_steps.api import tenancy
 from ironic_steps.api import versions as v
 from ironic_steps.api import view
 from ironic_steps.common import exception
@@ -99,8 +99,9 @@ def referenced(object_class, what, field, context, uuid):
 
 def node_filter(context, ident, version):
     """``?node=`` (UUID or name) -> the node's UUID; a node that does not
-    exist is a 404, as Ironic answers."""
-    return node_ident.get_row(context, ident, version).uuid
+    exist is a 404, as Ironic answers, and so is one the caller may not
+    see (:func:`tenancy.filter_node_row`)."""
+    return tenancy.filter_node_row(context, ident, version).uuid
 
 
 def uuid_filter(field):

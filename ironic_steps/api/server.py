@@ -19,9 +19,11 @@
    :mod:`lanes`) run instead on a lane thread of their own, one after
    another, so the short ones never queue behind them.  With more
    threads, a pool of that many runs every request, for an API whose
-   requests wait on conductors.  Either way the response is sent without
-   blocking; whatever the client does not take at once is sent by the I/O
-   thread as the client reads it.
+   requests wait on conductors.  The requests ``costly_requests(method,
+   path, header)`` picks (a bcrypt check: :func:`auth.costly_requests`)
+   run on ``costly_threads`` of their own, holding up only each other.
+   The response is sent without blocking; whatever the client does not
+   take at once is sent by the I/O thread as the client reads it.
 3. **Every client has deadlines** (``timeout``, ``[api] client_timeout``):
    a request must arrive whole within it of its first byte (else 408 and
    the connection is closed), a response must be taken within it, and an
@@ -89,8 +91,11 @@ class Server:
 
     def __init__(self, application, host, port, threads=1, timeout=10,
                  max_body=1024 * 1024, max_connections=None, backlog=None,
-                 retry_after=5, long_requests=None, tls=None):
+                 retry_after=5, long_requests=None, tls=None,
+                 costly_requests=None, costly_threads=2):
         self.application = application
+        self.costly_requests = costly_requests   # see the module
+        self.costly_threads = costly_threads
         self.tls = tls
         self.url_scheme = 'http' if tls is None else 'https'
         #: With one thread only: what runs on the lane (see the module).
@@ -117,6 +122,7 @@ class Server:
         self._pool = []
         self._queue = None
         self._lane = None
+        self._costly = None
         self._done = collections.deque()
         self._wake_r = self._wake_w = None
 
@@ -154,6 +160,10 @@ class Server:
         elif self.long_requests is not None:
             self._lane = queue.SimpleQueue()
             self._start_threads(self._lane, 1, 'api-lane')
+        if self.costly_requests is not None:
+            self._costly = queue.SimpleQueue()
+            self._start_threads(self._costly, self.costly_threads,
+                                'api-costly')
         try:
             self._loop()
         finally:
@@ -415,10 +425,7 @@ class Server:
                 return
             conn.state = connections.RUNNING
             conn.since = time.monotonic()
-            jobs = self._queue
-            if jobs is None and self._lane is not None and self._is_long(
-                    request):
-                jobs = self._lane
+            jobs = self._jobs_for(request)
             if jobs is not None:
                 self._watch(conn, 0)
                 jobs.put((conn, request))
@@ -426,9 +433,17 @@ class Server:
             self._run(conn, request)
             self._after_run(conn, advance=False)
 
-    def _is_long(self, request):
-        return self.long_requests(request.method,
-                                  request.target.partition('?')[0])
+    def _jobs_for(self, request):
+        """The queue of the threads that run ``request``; None: the I/O
+        thread runs it."""
+        path = request.target.partition('?')[0]
+        if self._costly is not None and self.costly_requests(
+                request.method, path, request.header):
+            return self._costly
+        if self._queue is None and self._lane is not None and (
+                self.long_requests(request.method, path)):
+            return self._lane
+        return self._queue
 
     def _handed_back(self):
         try:
@@ -578,7 +593,8 @@ class Server:
             environ = wsgi_exchange.environ(
                 request, self.host, self.port,
                 conn.address[0] if conn.address else '', self.url_scheme,
-                multithread=self.threads > 1 or self._lane is not None)
+                multithread=(self.threads > 1 or self._lane is not None
+                             or self._costly is not None))
         except http_request.HTTPError as exc:
             status, headers, body = wsgi_exchange.error_answer(exc)
             keep_alive = False

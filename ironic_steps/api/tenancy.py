@@ -19,7 +19,9 @@ states), asks here, with the rule of its endpoint, instead of asking
   rule (403 naming the rule).
 * Lists (:func:`list_project`) are filtered to the caller's project in
   the database query (the project owns or leases the node) unless
-  ``baremetal:<kind>:list_all`` allows all.
+  ``baremetal:<kind>:list_all`` allows all; a list's ``?node=`` naming a
+  node the caller may not see is answered as for a node that does not
+  exist (:func:`filter_node_row`).
 * Node bodies (:func:`redact_nodes`) leave out, below
   ``baremetal:node:get:filter_threshold``, what the per-field ``get``
   rules do not allow, in Ironic's shapes (a text for ``last_error`` and
@@ -170,6 +172,22 @@ def node_row(rule, context, ident, version, with_traits=False):
         return node_ident.get_row(context, ident, version, with_traits)
     row = node_ident.get_row(context, ident, version, with_traits)
     authorize_node(rule, context, row, ident)
+    return row
+
+
+def filter_node_row(context, ident, version):
+    """The row of the node called ``ident`` in a list's ``?node=``
+    filter (ports, portgroups, volume connectors and targets,
+    allocations): a project caller that may not see the node is told it
+    does not exist, exactly as for a node that does not exist, so a
+    filter does not reveal another project's nodes.
+
+    :raises NodeNotFound: naming ``ident``.
+    """
+    row = node_ident.get_row(context, ident, version)
+    if not policy.is_system(context) and not policy.allowed(
+            NODE_GET, context, node_target(row)):
+        raise exception.NodeNotFound(node=ident)
     return row
 
 

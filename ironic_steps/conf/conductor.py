@@ -23,6 +23,12 @@ opts = [
                 help='Run the automated clean steps (priority > 0) when a '
                      'node is provided or torn down. When false, nodes '
                      'become available without cleaning.'),
+    cfg.URIOpt('api_url',
+               schemes=('http', 'https'),
+               help='The URL of the API as an agent reaches it (Ironic\'s '
+                    'name), written for the agent on virtual media with its '
+                    'token (see [deploy] http_url). Unset: [api] '
+                    'public_endpoint, else the API\'s own host_ip and port.'),
     cfg.ListOpt('permitted_image_formats',
                 default=['raw', 'gpt', 'qcow2', 'iso'],
                 help='Image formats an agent may write (Ironic\'s name and '

@@ -1,9 +1,33 @@
-"""[deploy] options: what a deploy hands the node's agent, and the
-priorities of the agent's own steps."""
+"""[deploy] options: what a deploy hands the node's agent (its token on
+virtual media, config drives), and the priorities of the agent's own
+steps."""
 
 from oslo_config import cfg
 
 opts = [
+    cfg.URIOpt('http_url',
+               schemes=('http', 'https'),
+               help='The URL of the web server that serves http_root '
+                    '(Ironic\'s name), as a BMC fetches from it. When set, '
+                    'a node that boots its agent from virtual media '
+                    '(redfish-virtual-media) gets its agent token on a '
+                    'second medium, a config image the conductor writes in '
+                    'http_root, so that no lookup ever hands the token out. '
+                    'Unset: the agent\'s first lookup gets it, as for '
+                    'other boot interfaces. From release 0.14.'),
+    cfg.StrOpt('http_root',
+               default='/httpboot',
+               help='The directory http_url serves (Ironic\'s name): the '
+                    'conductor writes the agents\' config images there, '
+                    'each under a name nobody can guess, and removes each '
+                    'when its agent is done.'),
+    cfg.IntOpt('file_permission',
+               default=0o600, min=0, max=0o777,
+               help='Mode of the config images written in http_root '
+                    '(Ironic\'s name; Ironic\'s default is 0644, ours '
+                    '0600 (384) since each holds an agent token): give the '
+                    'web server\'s group read access (0640, 416) when it '
+                    'runs as another user.'),
     cfg.IntOpt('configdrive_max_bytes',
                default=64 * 1024 * 1024, min=1,
                help='Largest config drive image accepted by a deploy or '

@@ -155,12 +155,7 @@ class RedfishDirectCleaningTest(RedfishDirectTestCase):
     def test_cleaning_boots_the_agent_from_the_deploy_iso_then_ejects_it(
             self):
         # When a redfish direct node is provided
-        node = self.direct_node()
-        for action, state in (('manage', states.MANAGEABLE),
-                              ('provide', states.CLEANWAIT)):
-            self.rpcapi.do_provisioning_action(self.context, node.uuid,
-                                               action)
-            node = self.wait_for_state(node, state)
+        node = self.provide()
         # Then it boots its agent from the deploy ISO, once
         bmc = self.bmc()
         self.assertEqual((DEPLOY_ISO, True, ['Cd'], 'On'), (

@@ -80,13 +80,14 @@ def _get(context, ident):
     return objects.Allocation.get_by_name(context, ident)
 
 
-def _node_uuid_of(context, ident, version):
-    """The UUID of the node ``ident`` names in a request's body or query.
+def _node_uuid_of(context, ident, version, find=node_ident.get_row):
+    """The UUID of the node ``ident`` names in a request's body or query
+    (a query's ``find`` hides the nodes the caller may not see).
 
     :raises InvalidParameterValue: (400) if no node is called so.
     """
     try:
-        return node_ident.get_row(context, ident, version).uuid
+        return find(context, ident, version).uuid
     except (exception.NodeNotFound, exception.InvalidUuidOrName) as exc:
         raise exception.InvalidParameterValue(
             err='Node %s could not be found' % ident) from exc
@@ -100,8 +101,9 @@ def _filters(context, args, version):
         versions.require(version, needed[1],
                          'Filtering allocations by %s' % name)
         if name == 'node':
-            filters['node_uuid'] = _node_uuid_of(context, args[name],
-                                                 version)
+            filters['node_uuid'] = _node_uuid_of(
+                context, args[name], version,
+                find=tenancy.filter_node_row)
             continue
         if name == 'state' and args[name] not in states.ALLOCATION_STATES:
             raise exception.InvalidParameterValue(

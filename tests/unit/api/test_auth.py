@@ -35,21 +35,27 @@ class NoAuthTest(base.ApiTestCase):
         self.assertEqual(201, response.status_code)
 
 
+def use_http_basic(test):
+    """``test`` (an ApiTestCase) serves http_basic to :data:`USERS` (rita a
+    reader), from the htpasswd file ``test.htpasswd``."""
+    directory = test.useFixture(fixtures.TempDir()).path
+    test.htpasswd = os.path.join(directory, 'htpasswd')
+    with open(test.htpasswd, 'w') as users:
+        for user, password in USERS.items():
+            hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(4))
+            users.write('%s:%s\n' % (user, hashed.decode()))
+    test.config(auth_strategy='http_basic')
+    test.config(http_basic_auth_user_file=test.htpasswd,
+                reader_users=['rita'], group='api')
+    test.make_client()
+
+
 @ddt.ddt
 class HttpBasicTest(base.ApiTestCase):
 
     def setUp(self):
         super().setUp()
-        directory = self.useFixture(fixtures.TempDir()).path
-        self.htpasswd = os.path.join(directory, 'htpasswd')
-        with open(self.htpasswd, 'w') as users:
-            for user, password in USERS.items():
-                hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(4))
-                users.write('%s:%s\n' % (user, hashed.decode()))
-        self.config(auth_strategy='http_basic')
-        self.config(http_basic_auth_user_file=self.htpasswd,
-                    reader_users=['rita'], group='api')
-        self.make_client()
+        use_http_basic(self)
         self.node = self.create_node(name='node-1')
 
     def as_user(self, user, method, path, **kwargs):

@@ -111,6 +111,34 @@ class NodeVisibilityTest(TenancyTestCase):
                                 version='latest')
         self.assertError(response, 404, 'node-b')
 
+    @ddt.data('/v1/ports', '/v1/ports/detail', '/v1/portgroups',
+              '/v1/portgroups/detail', '/v1/volume/connectors',
+              '/v1/volume/targets', '/v1/allocations')
+    def test_a_list_filtered_by_another_projects_node_answers_as_for_none(
+            self, path):
+        # The answer for a node that does not exist (404, or 400 for
+        # allocations, as Ironic) is the answer for node-b, by UUID or
+        # name: the filter does not tell that it exists.
+        for missing, hidden in (
+                ('7b0a7b5c-1d2e-4f3a-9b8c-0d1e2f3a4b5c', self.node_b.uuid),
+                ('node-zz', 'node-b')):
+            absent = self.as_user('a-reader', 'GET', '%s?node=%s' % (
+                path, missing), version='latest')
+            refused = self.as_user('a-reader', 'GET', '%s?node=%s' % (
+                path, hidden), version='latest')
+            self.assertIn(absent.status_code, (400, 404), absent.data)
+            self.assertEqual(
+                (absent.status_code,
+                 absent.get_json()['error_message'].replace(missing, 'X')),
+                (refused.status_code,
+                 refused.get_json()['error_message'].replace(hidden, 'X')))
+        # while its own node, and any node for the system reader, filter
+        for user, node in (('a-reader', 'node-a'), ('l-member', 'node-a'),
+                           ('sysreader', 'node-b')):
+            response = self.as_user(user, 'GET', '%s?node=%s' % (path, node),
+                                    version='latest')
+            self.assertEqual(200, response.status_code, (user, node))
+
     def test_a_project_list_shows_the_fields_asked_for_only(self):
         listed = self.as_user('a-reader', 'GET', '/v1/nodes?fields=name',
                               version='1.80').get_json()['nodes']

@@ -86,6 +86,17 @@ class DirectTestCase(base.ConductorTestCase):
                               agent_token=self.ipa.token,
                               agent_verify_ca=agent_verify_ca)
 
+    def provide(self, node=None):
+        """Manage and provide ``node`` (a new direct node if None): with
+        automated cleaning, it waits for its agent in clean wait."""
+        node = node or self.direct_node()
+        for action, state in (('manage', states.MANAGEABLE),
+                              ('provide', states.CLEANWAIT)):
+            self.rpcapi.do_provisioning_action(self.context, node.uuid,
+                                               action)
+            node = self.wait_for_state(node, state)
+        return node
+
     def wait_at(self, node, state, step=None):
         """Wait for ``node`` to rest in ``state``; check its current
         step (``interface.step``, or None for none)."""
@@ -443,17 +454,6 @@ class DirectCleaningTest(DirectTestCase):
     def setUp(self):
         super().setUp()
         self.config(automated_clean=True, group='conductor')
-
-    def provide(self, node=None):
-        """Manage and provide ``node`` (a new direct node if None): it
-        waits for its agent in clean wait."""
-        node = node or self.direct_node()
-        for action, state in (('manage', states.MANAGEABLE),
-                              ('provide', states.CLEANWAIT)):
-            self.rpcapi.do_provisioning_action(self.context, node.uuid,
-                                               action)
-            node = self.wait_for_state(node, state)
-        return node
 
     def failed_cleaning(self):
         """A direct node whose agent failed its metadata erase."""

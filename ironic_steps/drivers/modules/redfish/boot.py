@@ -15,9 +15,16 @@ Ironic's ``redfish-virtual-media`` boot interface:
   ``instance_info/boot_iso`` and sets the one-time boot from CD;
   ``clean_up_instance`` ejects it when the instance goes.
 
+With ``[deploy] http_url`` set, the agent's ramdisk gets a second medium:
+the config image holding its token (:mod:`agent_config_media`), inserted
+in the BMC's floppy device, else its USB stick, before the node boots, and
+ejected and removed with the deploy ISO.  A BMC without either device
+boots the agent without it (its first lookup gets the token, logged).
+
 The CD drive is found as :mod:`virtual_media` finds devices.  ISOs are
-given as http(s) URLs: this module builds none (Ironic can build one from
-``deploy_kernel`` and ``deploy_ramdisk``) and reads no Glance image ids.
+given as http(s) URLs: this module builds only the config image (Ironic
+can build the deploy ISO too, from ``deploy_kernel`` and
+``deploy_ramdisk``) and reads no Glance image ids.
 """
 
 from oslo_log import log
@@ -26,6 +33,7 @@ import sushy
 from ironic_steps.common import exception
 from ironic_steps.common import virtual_media as common_virtual_media
 from ironic_steps.drivers import base
+from ironic_steps.drivers.modules import agent_config_media
 from ironic_steps.drivers.modules import ramdisk
 from ironic_steps.drivers.modules.redfish import utils
 from ironic_steps.drivers.modules.redfish import virtual_media
@@ -95,6 +103,47 @@ def _eject(task):
         virtual_media.eject_drive(drive)
 
 
+#: Where the config image goes, in order of preference (Ironic's).
+_CONFIG_DEVICES = (common_virtual_media.FLOPPY, common_virtual_media.DISK)
+
+
+def _config_device(task):
+    """The device type the config image goes in; None if the BMC has
+    none of :data:`_CONFIG_DEVICES`."""
+    operation = 'find a virtual media device for the agent\'s config'
+    system = utils.get_system(task.node, operation)
+    with utils.bmc_call(task.node, operation):
+        for device_type in _CONFIG_DEVICES:
+            if virtual_media.devices(system, device_type):
+                return device_type
+    return None
+
+
+def _insert_agent_config(task):
+    """Hand the agent its token on a config image (see the module)."""
+    if not agent_config_media.enabled():
+        return
+    device_type = _config_device(task)
+    if device_type is None:
+        LOG.warning('Node %s: the BMC has no floppy or USB virtual media '
+                    'device for the agent\'s config image; its agent gets '
+                    'its token at its first lookup.', task.node.uuid)
+        return
+    url = agent_config_media.publish(task.node)
+    try:
+        virtual_media.insert(task, device_type, url)
+    except exception.BMCError:
+        agent_config_media.forget_token(task.node)
+        raise
+
+
+def _eject_agent_config(task):
+    """Eject and remove the config image, if any."""
+    if agent_config_media.enabled():
+        virtual_media.eject(task, _CONFIG_DEVICES)
+    agent_config_media.withdraw(task.node)
+
+
 class RedfishVirtualMediaBoot(utils.BMCInterface, base.BootInterface):
 
     def get_properties(self):
@@ -114,17 +163,21 @@ class RedfishVirtualMediaBoot(utils.BMCInterface, base.BootInterface):
     # --- the agent's ramdisk --------------------------------------------
 
     def prepare_ramdisk(self, task):
-        """Insert the deploy ISO and boot from it once."""
+        """Insert the agent's config image (with ``[deploy] http_url``)
+        and the deploy ISO, and boot from the ISO once."""
+        _insert_agent_config(task)
         _boot_once_from_cd(task, deploy_iso(task.node))
 
     def clean_up_ramdisk(self, task):
-        """Eject the deploy ISO."""
+        """Eject the deploy ISO and the config image."""
         _eject(task)
+        _eject_agent_config(task)
 
     def prepare_instance_from_disk(self, task):
-        """The image is written: eject the deploy ISO, as Ironic does
-        before the node boots its disk."""
+        """The image is written: eject the deploy ISO and the config
+        image, as Ironic does before the node boots its disk."""
         _eject(task)
+        _eject_agent_config(task)
 
     # --- an instance booted from an ISO ---------------------------------
 

@@ -8,10 +8,11 @@ does not know it: the service starts it (:func:`start`) and plugs it into
 :mod:`ironic_steps.drivers.modules.fake_machine`, through which the fake
 steps tell it that a node is parked (waiting, lock released:
 ``TaskManager.call_after_release``).  It then waits ``[fake]
-agent_delay`` seconds, looks the node up and heartbeats through the
-conductor's RPC client, the path a real agent's lookup and heartbeat take
-behind the API, with the agent token the first lookup handed out
-(remembered, as a real agent does, for the later steps of the flow).
+agent_delay`` seconds and heartbeats through the conductor's RPC client,
+the path a real agent's heartbeat takes behind the API, with the agent
+token the step handed over with the work (from release 0.14, as a real
+agent gets it on virtual media) or else the one its first lookup handed
+out (remembered, as a real agent does, for the later steps of the flow).
 Should the node be taken meanwhile (turned away), or after a delay, it
 first reads where the flow stands and heartbeats only once the node is
 parked again, looking again with backoff, as a real agent heartbeats
@@ -62,6 +63,8 @@ class _Conductor:
 
     def __init__(self):
         self._tokens = {}
+        #: Nodes whose token came with the work: no lookup needed.
+        self._handed = set()
         self._api = None
 
     def _rpc(self):
@@ -69,8 +72,23 @@ class _Conductor:
             self._api = rpcapi.ConductorAPI()
         return self._api, context.get_admin_context()
 
+    def take_token(self, node_uuid, token):
+        """``token`` came with the node's work (out of band); None: the
+        lookup hands it out."""
+        if token is None:
+            self._handed.discard(node_uuid)
+        else:
+            self._tokens[node_uuid] = token
+            self._handed.add(node_uuid)
+
     def heartbeat(self, node_uuid):
         api, ctx = self._rpc()
+        if node_uuid in self._handed:
+            # A real agent looks up once at boot, for its configuration;
+            # this one needs nothing from it but the token it has.
+            api.heartbeat(ctx, node_uuid,
+                          agent_token=self._tokens[node_uuid])
+            return
         token = api.get_node_with_token(ctx, node_uuid)
         if token not in (None, agent_token.MASK):
             self._tokens[node_uuid] = token
@@ -126,6 +144,7 @@ class FakeAgent:
     def __init__(self, send=None, stage=_stage, clock=time.monotonic,
                  report=None, inspection_stage=_inspection_stage):
         conductor = _Conductor()
+        self._conductor = conductor
         self._send = send or conductor.heartbeat
         self._stage = stage
         self._report = report or conductor.report_inventory
@@ -140,7 +159,14 @@ class FakeAgent:
         self._senders = futures.ThreadPoolExecutor(
             4, thread_name_prefix='fake-agent-sender')
 
-    def expect_heartbeat(self, node_uuid, step_index, kind='deploy'):
+    @staticmethod
+    def takes_tokens():
+        """Whether it plays the agents (``[fake] agent_delay`` is not
+        negative), taking each token with the work."""
+        return CONF.fake.agent_delay >= 0
+
+    def expect_heartbeat(self, node_uuid, step_index, kind='deploy',
+                         token=None):
         """Heartbeat until the flow of ``node_uuid`` passes a step.
 
         Call it once the node is parked.  Without a delay the first
@@ -148,10 +174,13 @@ class FakeAgent:
 
         :param step_index: the index of the step that waits for the agent.
         :param kind: the kind of that step, 'deploy' or 'clean'.
+        :param token: the agent token, handed over with the work; None:
+            the first lookup hands it out.
         """
         delay = CONF.fake.agent_delay
         if delay < 0:
             return
+        self._conductor.take_token(node_uuid, token)
         self._schedule((node_uuid, kind, step_index), delay, attempt=0,
                        parked=delay == 0, new=True)
 

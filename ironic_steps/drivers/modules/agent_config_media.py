@@ -99,7 +99,7 @@ def publish(node) -> str:
     Call only when :func:`enabled`.
     """
     withdraw(node)
-    token = secrets.token_urlsafe(32)
+    token = mint_token(node)
     name = '%s-%s.iso' % (node.uuid, secrets.token_hex(16))
     path = os.path.join(CONF.deploy.http_root, name)
     image = build(parameters(token))
@@ -109,11 +109,20 @@ def publish(node) -> str:
         # Whatever the umask: the mode the operator chose.
         os.fchmod(out.fileno(), CONF.deploy.file_permission)
         out.write(image)
-    node.driver_internal_info = dict(node.driver_internal_info or {},
-                                     **{agent_client.TOKEN_KEY: token})
     LOG.debug('Node %s: its agent token is on a config image in %s',
               node.uuid, CONF.deploy.http_root)
     return parse.urljoin(CONF.deploy.http_url.rstrip('/') + '/', name)
+
+
+def mint_token(node) -> str:
+    """Make ``node``'s agent token ahead of its agent's boot, for the
+    agent to be handed out of band: stored in its
+    ``driver_internal_info`` (saved with the node), so every lookup sees it
+    masked."""
+    token = secrets.token_urlsafe(32)
+    node.driver_internal_info = dict(node.driver_internal_info or {},
+                                     **{agent_client.TOKEN_KEY: token})
+    return token
 
 
 def forget_token(node) -> None:

@@ -38,8 +38,11 @@ from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
 from ironic_steps.drivers import bios
 from ironic_steps.drivers import raid
+from ironic_steps.drivers.modules import agent_client
+from ironic_steps.drivers.modules import agent_config_media
 from ironic_steps.drivers.modules import fake_machine
 from ironic_steps.drivers import power_cycles
+from ironic_steps import release_mappings
 
 LOG = log.getLogger(__name__)
 
@@ -96,10 +99,24 @@ def _count_boot(task):
 
 def _the_agent_finishes(task, label):
     """The running step waits; the fake agent heartbeats once the node
-    is parked (its lock released)."""
+    is parked (its lock released).
+
+    From release 0.14 the machine's agent, when one plays in this process,
+    is handed its token with the work, out of band, as a real one is on
+    virtual media: the token is made here (saved as the node parks, unless
+    the flow has one already) and no lookup can take it first (see
+    :mod:`agent_config_media`).  Without one, whoever plays the agent
+    looks the node up for it.
+    """
     kind, index = base.running_step_index(task, label)
+    token = None
+    if fake_machine.agent_takes_tokens() and not (
+            release_mappings.pinned_before(CONF, '0.14')):
+        token = ((task.node.driver_internal_info or {}).get(
+            agent_client.TOKEN_KEY)
+            or agent_config_media.mint_token(task.node))
     task.call_after_release(fake_machine.expect_heartbeat,
-                            task.node.uuid, index, kind)
+                            task.node.uuid, index, kind, token)
     return base.wait_for_agent(task)
 
 

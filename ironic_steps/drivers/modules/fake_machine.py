@@ -82,7 +82,8 @@ _plugged = None
 def plug(agent):
     """Make ``agent`` the one every fake machine runs.
 
-    ``agent`` has ``expect_heartbeat(node_uuid, step_index, kind)`` and
+    ``agent`` has ``takes_tokens()``, ``expect_heartbeat(node_uuid,
+    step_index, kind, token)`` and
     ``adopt(node_uuid, step_index, kind)``, and may have
     ``ramdisk_booted(node_uuid)`` (see
     :class:`ironic_steps.fake_agent.FakeAgent`).
@@ -112,12 +113,22 @@ def _agent(node_uuid):
     return agent
 
 
-def expect_heartbeat(node_uuid, step_index, kind):
+def agent_takes_tokens():
+    """Whether an agent plays the fake machines here and takes its token
+    with the work (where none does, whoever plays the agent looks the
+    node up for its token)."""
+    agent = _plugged
+    return agent is not None and agent.takes_tokens()
+
+
+def expect_heartbeat(node_uuid, step_index, kind, token=None):
     """The step at ``step_index`` of ``node_uuid``'s ``kind`` flow waits,
-    its node parked: the agent does the work, then heartbeats."""
+    its node parked: the agent does the work, then heartbeats (with
+    ``token``, its agent token handed over with the work, or the one its
+    lookup hands out)."""
     agent = _agent(node_uuid)
     if agent is not None:
-        agent.expect_heartbeat(node_uuid, step_index, kind)
+        agent.expect_heartbeat(node_uuid, step_index, kind, token=token)
 
 
 def adopt(node_uuid, step_index, kind):

@@ -2,6 +2,7 @@
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
+from ironic_steps.conductor import agent_token
 from ironic_steps import objects
 from tests import base
 
@@ -171,6 +172,47 @@ class HeartbeatTest(base.ConductorTestCase):
         stored = objects.Node.get(self.context, node.uuid)
         self.assertEqual('someone-else', stored.reservation)
         self.assertEqual(node.updated_at, stored.updated_at)
+
+
+class FakeAgentTokenTest(base.ConductorTestCase):
+    """The fake machine's agent gets its token with the work (0.14)."""
+
+    def deploy_until_the_agent_is_due(self):
+        # The agent heartbeats a second after the node parks: meanwhile
+        # anyone may call the lookup.
+        self.config(agent_delay=1, group='fake')
+        node = self.make_available()
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        return self.wait_for_state(node, states.DEPLOYWAIT)
+
+    def test_no_lookup_gets_the_token_and_the_agent_deploys_with_it(self):
+        node = self.deploy_until_the_agent_is_due()
+        self.assertEqual(agent_token.MASK, self.rpcapi.get_node_with_token(
+            self.context, node.uuid))
+        self.assertRaises(exception.InvalidAgentToken, self.rpcapi.heartbeat,
+                          self.context, node.uuid, agent_token='t' * 43)
+        node = self.wait_for_state(node, states.ACTIVE)
+        self.assertIsNone(node.last_error)
+        self.assertNotIn(agent_token.TOKEN_KEY, node.driver_internal_info)
+
+    def test_pinned_to_0_13_the_first_lookup_hands_the_token_out(self):
+        self.config(pin_release_version='0.13')
+        node = self.deploy_until_the_agent_is_due()
+        token = self.rpcapi.get_node_with_token(self.context, node.uuid)
+        self.assertNotEqual(agent_token.MASK, token)
+        self.assertEqual(token, objects.Node.get(
+            self.context, node.uuid).driver_internal_info[
+                agent_token.TOKEN_KEY])
+
+    def test_a_deploy_with_its_agent_writes_the_node_nine_times(self):
+        # No lookup write: TransactionCostTest's ten, less the token's.
+        self.config(agent_delay=0, group='fake')
+        node = self.make_available()
+        recorded = self.useFixture(base.SQLStatements())
+        self.rpcapi.do_node_deploy(self.context, node.uuid)
+        self.wait_for_state(node, states.ACTIVE)
+        writes = recorded.node_writes()
+        self.assertEqual(9, len(writes), writes)
 
 
 class TransactionCostTest(base.ConductorTestCase):

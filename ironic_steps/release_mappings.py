@@ -200,6 +200,9 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'Runbook': ['1.0'], 'InspectionRule': ['1.0']},
     }),
     # What Ironic's clients still missed at 0.13: (filled in as it lands).
+    # Metal3's redfish hosts: direct as the redfish type's default deploy
+    # interface (ramdisk while pinned before), the ipxe boot interface,
+    # the custom-agent deploy interface.
     ('0.14', {
         'api': '1.115',
         'rpc': '1.9',

@@ -1,5 +1,6 @@
-"""[deploy] options: what a deploy hands the node's agent, and the
-priorities of the agent's own steps."""
+"""[deploy] options: what a deploy hands the node's agent, the
+priorities of the agent's own steps, and where network-boot files are
+written."""
 
 from oslo_config import cfg
 
@@ -28,6 +29,13 @@ opts = [
                     'in place of the priority the agent reports (99 for '
                     'ironic-python-agent). Ironic\'s name; unset: the '
                     'agent\'s.'),
+    cfg.StrOpt('http_root',
+               default='/httpboot',
+               help='The directory the ipxe boot interface writes its iPXE '
+                    'scripts in (boot.ipxe, <node uuid>/config and '
+                    'pxelinux.cfg/<MAC> links), which a web server must '
+                    'serve to the machines at the URL their DHCP server '
+                    'chains iPXE to. Ironic\'s name and default.'),
 ]
 
 

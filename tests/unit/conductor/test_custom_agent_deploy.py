@@ -10,7 +10,6 @@ agent's boot, heartbeats, tear-down) is specified by
 
 from ironic_steps.common import exception
 from ironic_steps.common import states
-from ironic_steps import objects
 from tests.unit.conductor import test_agent_heartbeat as agent_tests
 
 #: The plan of a custom-agent fake-hardware node before its agent
@@ -25,23 +24,12 @@ INJECT = agent_tests.request('deploy.inject_files', 85,
 
 class CustomAgentDeployTest(agent_tests.DirectDeployTestCase):
 
-    def custom_agent_node(self):
-        """A custom-agent node with a port and no image at all."""
-        node = self.create_node(deploy_interface='custom-agent')
-        objects.Port(self.context, address=agent_tests.MAC,
-                     node_uuid=node.uuid, pxe_enabled=True).create()
-        return node
+    deploy_interface = 'custom-agent'
 
-    def deploy_to_agent_wait(self, deploy_steps=None, **_fields):
-        node = self.custom_agent_node()
-        for action, state in (('manage', states.MANAGEABLE),
-                              ('provide', states.AVAILABLE)):
-            self.rpcapi.do_provisioning_action(self.context, node.uuid,
-                                               action)
-            self.wait_for_state(node, state)
-        self.rpcapi.do_node_deploy(self.context, node.uuid, rebuild=False,
-                                   deploy_steps=deploy_steps)
-        return self.wait_at(node, states.DEPLOYWAIT, 'deploy.deploy')
+    def deploy_to_agent_wait(self, deploy_steps=None, **fields):
+        # No image at all: the interface has none of its own to write.
+        return super().deploy_to_agent_wait(deploy_steps, instance_info={},
+                                            **fields)
 
     def test_it_boots_the_agent_with_a_plan_that_writes_no_image(self):
         # When a custom-agent node without an image is deployed

@@ -36,8 +36,8 @@ boots the agent first (:meth:`prepare_cleaning`) so that its clean steps
 (IPA: ``erase_devices_metadata`` at 99, ``erase_devices`` at 10) can be
 planned and run; the ramdisk is powered off when they are done.
 
-What the image of a ``direct`` deploy is comes from ``instance_info``, Ironic's keys:
-``image_source`` (an http, https or file URL), its checksum
+What a ``direct`` deploy's image is comes from ``instance_info``,
+Ironic's keys: ``image_source`` (an http, https or file URL), its checksum
 (``image_os_hash_algo`` and ``image_os_hash_value``, or
 ``image_checksum``: a hex digest, its algorithm told by its length, or a
 URL of a checksum file), ``image_disk_format`` (optional), and for a

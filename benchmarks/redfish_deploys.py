@@ -221,6 +221,7 @@ def setup(api, bmcs, variant, nodes, system=cwi.OURS, side_by_side=False):
     uuids = [node['uuid'] for node in api.each(
         lambda i: api('POST', '/v1/nodes', dict({
             'driver': 'redfish', 'name': 'rf-%05d' % i,
+            'deploy_interface': 'ramdisk',
             'driver_info': bmcs.driver_info(i, system),
             'instance_info': dict({'boot_iso': BOOT_ISO}, **(
                 {'traits': [TEMPLATE]} if variant == 'template' else {}))},
@@ -419,7 +420,7 @@ class Conductor:
         uuids = []
         for index in range(nodes):
             node = self.rpc.create_node(self.context, objects.Node(
-                self.context, driver='redfish',
+                self.context, driver='redfish', deploy_interface='ramdisk',
                 driver_info=bmcs.driver_info(index),
                 instance_info={'boot_iso': BOOT_ISO, 'traits': [TEMPLATE]}))
             uuids.append(node.uuid)

@@ -199,9 +199,12 @@ RELEASE_MAPPING = collections.OrderedDict([
                     'NodeInventory': ['1.0'], 'FirmwareComponent': ['1.0'],
                     'Runbook': ['1.0'], 'InspectionRule': ['1.0']},
     }),
-    # What Ironic's clients still missed at 0.13: (filled in as it lands);
-    # the agent token handed over on virtual media ([deploy] http_url)
-    # and http_basic's bcrypt checks on threads of their own.
+    # What Ironic's clients still missed at 0.13: the agent token handed
+    # over on virtual media ([deploy] http_url) and to the fake machines'
+    # agent; http_basic's bcrypt checks on threads of their own; Metal3's
+    # redfish hosts: direct as the redfish type's default deploy interface
+    # (ramdisk while pinned before), the ipxe boot interface, the
+    # custom-agent deploy interface.
     ('0.14', {
         'api': '1.115',
         'rpc': '1.9',

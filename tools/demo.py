@@ -375,7 +375,7 @@ def redfish_lab(endpoint, names, emulator):
               json.dumps(TEMPLATE_STEPS), '-f', 'value', '-c', 'uuid')
     for name, system in zip(names, emulator.system_paths()):
         openstack(endpoint, 'node', 'create', '--driver', 'redfish',
-                  '--name', name,
+                  '--name', name, '--deploy-interface', 'ramdisk',
                   '--driver-info', 'redfish_address=%s' % emulator.address,
                   '--driver-info', 'redfish_system_id=%s' % system,
                   '--driver-info', 'redfish_username=%s' % BMC_USER,

@@ -1,6 +1,6 @@
 """[deploy] options: what a deploy hands the node's agent (its token on
-virtual media, config drives), and the priorities of the agent's own
-steps."""
+virtual media, config drives), the priorities of the agent's own steps,
+and where the files machines fetch over HTTP are written."""
 
 from oslo_config import cfg
 
@@ -17,10 +17,14 @@ opts = [
                     'other boot interfaces. From release 0.14.'),
     cfg.StrOpt('http_root',
                default='/httpboot',
-               help='The directory http_url serves (Ironic\'s name): the '
-                    'conductor writes the agents\' config images there, '
-                    'each under a name nobody can guess, and removes each '
-                    'when its agent is done.'),
+               help='The directory a web server serves to the machines and '
+                    'their BMCs, at http_url (Ironic\'s name and default). '
+                    'The conductor writes there the agents\' config images '
+                    '(each under a name nobody can guess, removed when its '
+                    'agent is done) and the ipxe boot interface\'s iPXE '
+                    'scripts (boot.ipxe, <node uuid>/config and '
+                    'pxelinux.cfg/<MAC> links, chained to by the machines\' '
+                    'DHCP server).'),
     cfg.IntOpt('file_permission',
                default=0o600, min=0, max=0o777,
                help='Mode of the config images written in http_root '

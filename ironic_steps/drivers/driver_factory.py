@@ -87,8 +87,10 @@ def _supported(hw_type, interface_type):
     name: those the type supports, less those an ``[DEFAULT]
     enabled_<type>_interfaces`` option leaves out (only firmware has one,
     as in Ironic; every other type's are all enabled), the preferred
-    default (``[DEFAULT] default_<type>_interface``, if enabled) first."""
-    names = hw_type.supported(interface_type)
+    default (``[DEFAULT] default_<type>_interface``, if enabled) first,
+    else the type's default under the pin."""
+    names = _former_default_first(hw_type, interface_type,
+                                  hw_type.supported(interface_type))
     enabled = getattr(CONF, 'enabled_%s_interfaces' % interface_type, None)
     if enabled is not None:
         names = tuple(name for name in names if name in enabled)
@@ -96,6 +98,18 @@ def _supported(hw_type, interface_type):
     if preferred in names:
         names = (preferred,) + tuple(n for n in names if n != preferred)
     return names
+
+
+def _former_default_first(hw_type, interface_type, names):
+    """``names`` with the type's former default of ``interface_type``
+    first while pinned before the release that changed it (see
+    :attr:`AbstractHardwareType.former_defaults`)."""
+    release, former = hw_type.former_defaults.get(interface_type,
+                                                  (None, None))
+    if (former not in names
+            or not release_mappings.pinned_before(CONF, release)):
+        return names
+    return (former,) + tuple(name for name in names if name != former)
 
 
 def served_hardware():

@@ -10,7 +10,7 @@ class FakeHardware(hardware_type.AbstractHardwareType):
         'bios': ('fake',),
         'boot': ('fake',),
         'console': ('no-console',),
-        'deploy': ('fake', 'fake-legacy', 'direct'),
+        'deploy': ('fake', 'fake-legacy', 'direct', 'custom-agent'),
         'firmware': ('fake', 'no-firmware'),
         'inspect': ('fake', 'agent', 'no-inspect'),
         'management': ('fake',),

@@ -24,9 +24,16 @@ class AbstractHardwareType:
     the default.  An interface type the hardware type does not list gets
     its no-op implementation from :data:`NOOP_INTERFACES`, or, for the
     others, the step-less stand-in of the matching base class.
+
+    ``former_defaults`` maps an interface type whose default changed to
+    ``(release, former default)``: while the services are pinned to a
+    release before ``release``, a node enrolled without that interface
+    gets the former default (a rolling upgrade must not change how new
+    nodes behave until every service has the new release).
     """
 
     supported_interfaces = types.MappingProxyType({})
+    former_defaults = types.MappingProxyType({})
 
     def supported(self, interface_type):
         names = self.supported_interfaces.get(interface_type)

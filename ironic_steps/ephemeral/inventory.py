@@ -35,8 +35,8 @@ from ironic_steps.common import private_files
 
 _TOP_LEVEL = ('nodes', 'deploy_templates')
 _MAPPINGS = ('driver_info', 'properties', 'instance_info')
-_NODE_FIELDS = ('name', 'driver', 'resource_class', 'traits',
-                'deploy_templates', 'deploy_steps') + _MAPPINGS
+_NODE_FIELDS = ('name', 'driver', 'deploy_interface', 'resource_class',
+                'traits', 'deploy_templates', 'deploy_steps') + _MAPPINGS
 _STEP_FIELDS = ('interface', 'step', 'args', 'priority')
 _TEMPLATE_FIELDS = ('name', 'steps', 'extra')
 
@@ -56,6 +56,7 @@ class Node:
     traits: list = dataclasses.field(default_factory=list)
     deploy_templates: list = dataclasses.field(default_factory=list)
     deploy_steps: list = None
+    deploy_interface: str = None
 
     def create_body(self):
         """The body of ``POST /v1/nodes`` enrolling this node: the
@@ -66,8 +67,9 @@ class Node:
                 'instance_info': dict(self.instance_info)}
         if self.deploy_templates:
             body['instance_info']['traits'] = list(self.deploy_templates)
-        if self.resource_class is not None:
-            body['resource_class'] = self.resource_class
+        for field in ('resource_class', 'deploy_interface'):
+            if getattr(self, field) is not None:
+                body[field] = getattr(self, field)
         return body
 
     def all_traits(self):
@@ -177,9 +179,9 @@ def _check_node(entry, number, templates, seen, problems):
         if field in entry and not isinstance(entry[field], dict):
             problems.add(where, '%s: must be a mapping, got %s' % (
                 field, type(entry[field]).__name__))
-    if 'resource_class' in entry and not isinstance(entry['resource_class'],
-                                                    str):
-        problems.add(where, 'resource_class: must be a string')
+    for field in ('resource_class', 'deploy_interface'):
+        if field in entry and not isinstance(entry[field], str):
+            problems.add(where, '%s: must be a string' % field)
     for field in ('traits', 'deploy_templates'):
         if field in entry and not _is_str_list(entry[field]):
             problems.add(where, '%s: must be a list of names' % field)

@@ -573,6 +573,7 @@ class RedfishInventoryTest(EphemeralRunTestCase):
             conductor={'step_poll_interval': 0.1})
         inventory = self.write_inventory([
             {'name': 'bmc-%d' % index, 'driver': 'redfish',
+             'deploy_interface': 'ramdisk',
              'driver_info': {'redfish_address': emulator.address,
                              'redfish_system_id': system,
                              'redfish_username': 'admin',

@@ -21,10 +21,7 @@ Where BMO needs a microversion we do not serve yet, the step asserts what
 it gets now and the parts needing the later version are skipped on the
 served maximum, so they run by themselves once it is served.  So are the
 gaps BMO meets here (each skip names one), skipped on what the tree lacks.
-Not replayed: a ``customDeploy`` host (BMO's ``custom-agent`` deploy
-interface and its ``deploy_steps``, which the redfish type here lacks),
-automated cleaning in ``metadata`` mode (the agent's cleaning), BMC event
-subscriptions (vendor passthru) and software RAID.
+Not replayed: BMC event subscriptions (vendor passthru) and software RAID.
 """
 
 import time
@@ -37,6 +34,12 @@ from tests import fake_ipa
 from tests.functional import fixtures as functional
 from tests.functional import gophercloud_client as gophercloud
 from tests.functional import metal3_host as host
+
+
+#: A customDeploy host's method: metal3's own hardware manager's
+#: (ironic-agent-image's ``install_coreos``).
+CUSTOM_MANAGER, CUSTOM_METHOD = 'CoreOSInstallHardwareManager', \
+    'install_coreos'
 
 
 class HostLifeTest(host.Metal3TestCase):
@@ -337,24 +340,13 @@ class DirectDeployTest(host.Metal3TestCase):
             if error.code not in (404, 409):
                 raise
 
-    def give_ironics_default(self, node):
-        """Gap: our redfish default deploy interface is ramdisk, Ironic's
-        direct; as BMO leaves an image host, it is not deployable (GET
-        validate: deploy fails for want of boot_iso, BMO's "host
-        validation error") and its automated cleaning runs no agent.  Set
-        Ironic's default, as the host's operator would have to."""
-        if node['deploy_interface'] == 'direct':
-            return node
-        self.assertEqual(host.REDFISH_DEFAULT_DEPLOY,
-                         node['deploy_interface'])
-        return self.bmo.call('PATCH', '/v1/nodes/%s' % node['uuid'], [
-            {'op': 'add', 'path': '/deploy_interface', 'value': 'direct'}])
-
-    def set_up_for_provisioning(self, node, operator_fix=True):
+    def set_up_for_provisioning(self, node, custom_deploy=False):
         """ironic.go setUpForProvisioning: getInstanceUpdateOpts and
         setDirectDeployUpdateOptsForNode (the image and its sha256; no
-        checksum, boot ISO or pull secret), sent as BMO's updater sends
-        them (only what differs), then validateNode."""
+        checksum, boot ISO or pull secret), or for a host with a
+        customDeploy method setCustomDeployUpdateOptsForNode (no image,
+        deploy interface custom-agent), sent as BMO's updater sends them
+        (only what differs), then validateNode."""
         bmo, node_uuid = self.bmo, node['uuid']
         desired = {'/instance_uuid': host.INSTANCE_UUID,
                    '/instance_info/capabilities': {},
@@ -363,15 +355,19 @@ class DirectDeployTest(host.Metal3TestCase):
                    '/instance_info/image_checksum': None,
                    '/instance_info/image_pull_secret': None,
                    '/driver_info/force_persistent_boot_device': 'Default'}
-        desired.update({'/instance_info/%s' % key: value
-                        for key, value in host.IMAGE.items()})
-        if node['deploy_interface'] in ('ramdisk', 'custom-agent'):
+        if custom_deploy:
+            desired.update({'/instance_info/%s' % key: None
+                            for key in host.IMAGE})
+            desired['/deploy_interface'] = 'custom-agent'
+        else:
+            desired.update({'/instance_info/%s' % key: value
+                            for key, value in host.IMAGE.items()})
+        if not custom_deploy and node['deploy_interface'] in (
+                'ramdisk', 'custom-agent'):
             # Back to the default deploy interface, Ironic's direct.
             desired['/deploy_interface'] = None
         node = bmo.call('PATCH', '/v1/nodes/%s' % node_uuid,
                         host.update_ops(node, desired))
-        if operator_fix:
-            node = self.give_ironics_default(node)
         validation = bmo.call('GET', '/v1/nodes/%s/validate' % node_uuid)
         self.assertEqual((True, True), (validation['boot']['result'],
                                         validation['deploy']['result']),
@@ -440,8 +436,8 @@ class DirectDeployTest(host.Metal3TestCase):
         # sets automated_clean true, so provide cleans with the agent.
         bmo = self.bmo
         bmo.negotiate()
-        node = self.give_ironics_default(self.register(
-            host.NODE_NAME, host.BOOT_MAC, automated_clean=True))
+        node = self.register(host.NODE_NAME, host.BOOT_MAC,
+                             automated_clean=True)
         node_uuid = node['uuid']
         self.provision_state(node_uuid, {'target': 'provide'})
         node = self.heartbeat_until(
@@ -460,11 +456,51 @@ class DirectDeployTest(host.Metal3TestCase):
     def test_an_image_host_is_deployable_as_bmo_leaves_it(self):
         self.bmo.negotiate()
         node = self.register(host.NODE_NAME, host.BOOT_MAC)
+        self.assertEqual('direct', node['deploy_interface'])
         self.provision_state(node['uuid'], {'target': 'provide'})
         node = self.bmo.poll(node['uuid'], 'available',
                              passing=('manageable', 'cleaning'))
-        node = self.set_up_for_provisioning(node, operator_fix=False)
+        # A host that was a live-ISO one is set back to the default
+        # (remove /deploy_interface): direct again.
+        node = self.bmo.call('PATCH', '/v1/nodes/%s' % node['uuid'], [
+            {'op': 'add', 'path': '/deploy_interface', 'value': 'ramdisk'}])
+        node = self.set_up_for_provisioning(node)
         self.assertEqual('direct', node['deploy_interface'])
+
+    def test_a_custom_deploy_host_runs_only_its_method(self):
+        # A host whose spec.customDeploy.method names a deploy step of a
+        # hardware manager in its agent ramdisk, which IPA reports off
+        # (priority 0) until asked for.
+        bmo = self.bmo
+        bmo.negotiate()
+        self.ipa.steps['deploy'][CUSTOM_MANAGER] = [
+            {'interface': 'deploy', 'step': CUSTOM_METHOD, 'priority': 0,
+             'reboot_requested': False, 'argsinfo': None}]
+        node = self.register(host.NODE_NAME, host.BOOT_MAC)
+        node_uuid = node['uuid']
+        self.provision_state(node_uuid, {'target': 'provide'})
+        node = bmo.poll(node_uuid, 'available',
+                        passing=('manageable', 'cleaning'))
+        node = self.set_up_for_provisioning(node, custom_deploy=True)
+        self.assertEqual('custom-agent', node['deploy_interface'])
+        self.assertNotIn('image_source', node['instance_info'])
+        # ironic.go Provision, available: "active" with the method as
+        # the one deploy step (buildCustomDeploySteps: priority 80, no
+        # arguments) and no config drive for want of user data.
+        self.provision_state(node_uuid, {
+            'target': 'active',
+            'deploy_steps': [{'interface': 'deploy', 'step': CUSTOM_METHOD,
+                              'args': {}, 'priority': 80}]})
+        node = self.heartbeat_until(
+            node_uuid, 'active',
+            passing=('available', 'deploying', 'wait call-back'))
+        self.assertIsNone(node['last_error'])
+        # The agent ran the method and nothing else: no image written.
+        self.assertEqual(['deploy.%s' % CUSTOM_METHOD],
+                         self.ipa.steps_run('deploy'))
+        self.assertNotIn('image.install_bootloader', self.ipa.sent())
+        self.assertEqual('On', self.emulator.power_state(
+            self.emulator.system_ids[0]))
 
 
 class LaterVersionsTest(host.Metal3TestCase):

@@ -8,6 +8,7 @@ our API.  Each test starts its own emulator and service; the CLI costs
 about a second a command, so tests use as few commands as they can.
 """
 
+import json
 import time
 
 import testtools
@@ -90,7 +91,7 @@ class RedfishCLITestCase(testtools.TestCase):
 class ValidateTest(RedfishCLITestCase):
 
     def test_the_bmc_interfaces_pass_and_deploy_waits_for_a_boot_iso(self):
-        self.enrol('node-1')
+        self.enrol('node-1', '--deploy-interface', 'ramdisk')
         results = self.validation('node-1')
         for interface in ('power', 'management', 'boot', 'bios', 'raid'):
             self.assertEqual((True, None), results[interface], interface)
@@ -103,6 +104,15 @@ class ValidateTest(RedfishCLITestCase):
         results = self.validation('node-1')
         for interface in ('power', 'management', 'boot', 'deploy'):
             self.assertEqual((True, None), results[interface], interface)
+
+    def test_a_node_enrolled_without_a_deploy_interface_deploys_direct(self):
+        # As in Ironic: the agent writes the image, booted from the ISO
+        # that driver_info/deploy_iso names.
+        created = json.loads(self.enrol('node-1', '-f', 'json').stdout)
+        self.assertEqual('direct', created['deploy_interface'])
+        passed, reason = self.validation('node-1')['boot']
+        self.assertFalse(passed)
+        self.assertIn('driver_info/deploy_iso', reason)
 
     def test_a_wrong_driver_info_field_is_named_by_validate(self):
         # (node, driver_info given, what the reason must say)

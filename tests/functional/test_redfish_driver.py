@@ -50,6 +50,9 @@ class RedfishTestCase(base.ConductorTestCase):
         if self.emulator.username:
             driver_info.update(redfish_username=self.emulator.username,
                                redfish_password=self.emulator.password)
+        # The ramdisk deploy of instance_info/boot_iso: what these tests
+        # drive (direct, the type's default, needs an agent).
+        fields.setdefault('deploy_interface', 'ramdisk')
         fields.setdefault('instance_info', {'boot_iso': BOOT_ISO})
         return self.create_node(driver='redfish', driver_info=driver_info,
                                 **fields)

@@ -51,6 +51,8 @@ class RedfishFirmwareCLITest(testtools.TestCase):
     def manageable(self, name='node-1'):
         created = self.client.json(
             'node', 'create', '--driver', 'redfish', '--name', name,
+            # Firmware out of band: cleaning boots no agent.
+            '--deploy-interface', 'ramdisk',
             '--driver-info', 'redfish_address=%s' % self.emulator.address,
             '--driver-info', 'redfish_system_id=%s' % self.system_id)
         self.client.run('node', 'manage', name, '--wait', '30')

@@ -1,6 +1,7 @@
-"""The ``direct`` deploy: ironic-python-agent writes the image to disk.
+"""The agent's deploy interfaces: ``direct`` and ``custom-agent``.
 
-Ironic's deploy interface of that name, with its core steps::
+``direct``: ironic-python-agent writes the image to disk.  Ironic's
+deploy interface of that name, with its core steps::
 
     100  deploy.deploy                 power off, boot the agent's ramdisk
                                        (the boot interface prepares it),
@@ -11,6 +12,15 @@ Ironic's deploy interface of that name, with its core steps::
      40  deploy.tear_down_agent        sync the disks through the agent,
                                        then power off out of band
      20  deploy.boot_instance          power on into the instance
+
+``custom-agent`` (release 0.14, Ironic's name; Metal3's
+``customDeploy``) is the same without an image of its own: it has the
+steps above less ``write_image`` and ``prepare_instance_boot``, so the
+agent boots, only the deploy steps the user gives (``deploy_steps``, a
+deploy template) run, in band or out of band, and the node powers on
+into whatever they left it to boot.  ``direct`` is built on it
+(:class:`AgentDeploy` subclasses :class:`CustomAgentDeploy`), as in
+Ironic.
 
 A node whose ``disable_power_off`` is set (API 1.95) is never powered off
 (:mod:`power_cycles`): it reboots into the ramdisk, its agent is locked
@@ -26,8 +36,8 @@ boots the agent first (:meth:`prepare_cleaning`) so that its clean steps
 (IPA: ``erase_devices_metadata`` at 99, ``erase_devices`` at 10) can be
 planned and run; the ramdisk is powered off when they are done.
 
-What the image is comes from ``instance_info``, Ironic's keys:
-``image_source`` (an http, https or file URL), its checksum
+What a ``direct`` deploy's image is comes from ``instance_info``,
+Ironic's keys: ``image_source`` (an http, https or file URL), its checksum
 (``image_os_hash_algo`` and ``image_os_hash_value``, or
 ``image_checksum``: a hex digest, its algorithm told by its length, or a
 URL of a checksum file), ``image_disk_format`` (optional), and for a
@@ -56,8 +66,11 @@ from ironic_steps import release_mappings
 
 LOG = log.getLogger(__name__)
 
-#: The first release with this interface: refused while pinned before.
+#: The first release with the direct interface: refused while pinned
+#: before.
 SINCE_RELEASE = '0.8'
+#: The first release with the custom-agent interface.
+CUSTOM_AGENT_SINCE_RELEASE = '0.14'
 #: The agent command a waiting in-band step runs:
 #: ``{'id': command id, 'step': 'interface.step'}``.
 COMMAND_KEY = base.AGENT_COMMAND_KEY
@@ -273,27 +286,28 @@ def back_to_the_instance(task):
     power_cycles.power_on(task)
 
 
-class AgentDeploy(base.DeployInterface):
-    """``direct``: see the module docstring."""
+class CustomAgentDeploy(base.DeployInterface):
+    """``custom-agent``: the agent boots and runs the deploy steps the
+    user gives; see the module docstring."""
 
     uses_agent = True
     #: Not offered, nor set on a node, while pinned before it.
-    since_release = SINCE_RELEASE
+    since_release = CUSTOM_AGENT_SINCE_RELEASE
+    #: The name a node gives it, for errors.
+    name = 'custom-agent'
 
     def get_properties(self):
         return {}
 
     def validate(self, task):
-        if release_mappings.pinned_before(CONF, SINCE_RELEASE):
+        if release_mappings.pinned_before(CONF, self.since_release):
             raise exception.InvalidParameterValue(
-                err='Node %s: the direct deploy interface arrives in release '
+                err='Node %s: the %s deploy interface arrives in release '
                     '%s; the services are pinned to %s, whose conductors '
-                    'cannot run it' % (task.node.uuid, SINCE_RELEASE,
+                    'cannot run it' % (task.node.uuid, self.name,
+                                       self.since_release,
                                        CONF.pin_release_version))
         check_root_device_hints(task.node)
-        if task.node.provision_state in (states.AVAILABLE, states.ACTIVE,
-                                         states.DEPLOYFAIL):
-            image_info(task.node)
 
     # --- the deploy steps -----------------------------------------------
 
@@ -302,27 +316,6 @@ class AgentDeploy(base.DeployInterface):
         """Boot the node into the agent's ramdisk; wait for the agent."""
         boot_agent(task)
         return base.wait_for_agent(task)
-
-    @base.deploy_step(priority=80)
-    def write_image(self, task):
-        """Have the agent write the image, then the config drive."""
-        node = task.node
-        args = {'image_info': image_info(node),
-                'configdrive': (node.instance_info or {}).get('configdrive')}
-        return self.execute_in_band_step(task, {
-            'interface': 'deploy', 'step': 'write_image', 'priority': 80,
-            'args': args}, base.DEPLOY)
-
-    @base.deploy_step(priority=60)
-    def prepare_instance_boot(self, task):
-        """Make the node boot the written instance from its disk."""
-        if boot_mode(task.node) == 'uefi':
-            partitions = _client().get_partition_uuids(
-                endpoint(task.node))['command_result'] or {}
-            _client().install_bootloader(
-                endpoint(task.node), partitions.get('root uuid'), 'uefi',
-                partitions.get('efi system partition uuid'))
-        boot_from_disk(task)
 
     @base.deploy_step(priority=40)
     def tear_down_agent(self, task):
@@ -442,3 +435,38 @@ class AgentDeploy(base.DeployInterface):
         if power_cycles.stays_on(task.node):
             lock_down_agent(task, gone_is_fine=True)
         back_to_the_instance(task)
+
+
+class AgentDeploy(CustomAgentDeploy):
+    """``direct``: the custom-agent steps and the agent writing the image
+    (see the module docstring)."""
+
+    since_release = SINCE_RELEASE
+    name = 'direct'
+
+    def validate(self, task):
+        super().validate(task)
+        if task.node.provision_state in (states.AVAILABLE, states.ACTIVE,
+                                         states.DEPLOYFAIL):
+            image_info(task.node)
+
+    @base.deploy_step(priority=80)
+    def write_image(self, task):
+        """Have the agent write the image, then the config drive."""
+        node = task.node
+        args = {'image_info': image_info(node),
+                'configdrive': (node.instance_info or {}).get('configdrive')}
+        return self.execute_in_band_step(task, {
+            'interface': 'deploy', 'step': 'write_image', 'priority': 80,
+            'args': args}, base.DEPLOY)
+
+    @base.deploy_step(priority=60)
+    def prepare_instance_boot(self, task):
+        """Make the node boot the written instance from its disk."""
+        if boot_mode(task.node) == 'uefi':
+            partitions = _client().get_partition_uuids(
+                endpoint(task.node))['command_result'] or {}
+            _client().install_bootloader(
+                endpoint(task.node), partitions.get('root uuid'), 'uefi',
+                partitions.get('efi system partition uuid'))
+        boot_from_disk(task)

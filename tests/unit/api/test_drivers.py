@@ -75,7 +75,7 @@ class DriversTest(base.ApiTestCase):
     def test_show_tells_the_default_and_enabled_interfaces(self):
         body = self.get('/v1/drivers/fake-hardware').get_json()
         self.assertEqual('fake', body['default_deploy_interface'])
-        self.assertEqual(['fake', 'direct', 'fake-legacy'],
+        self.assertEqual(['fake', 'custom-agent', 'direct', 'fake-legacy'],
                          body['enabled_deploy_interfaces'])
         self.assertEqual('fake', body['default_bios_interface'])
 
@@ -111,7 +111,7 @@ class DriversTest(base.ApiTestCase):
                          'default_deploy_interface', version='1.77')
         self.assertEqual(200, shown.status_code, shown.data)
         self.assertEqual({'name': 'redfish',
-                          'default_deploy_interface': 'ramdisk'},
+                          'default_deploy_interface': 'direct'},
                          {k: v for k, v in shown.get_json().items()
                           if k != 'links'})
         self.assertIn('links', shown.get_json())

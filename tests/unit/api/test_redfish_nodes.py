@@ -23,7 +23,7 @@ class RedfishNodeTest(base.ApiTestCase):
         node = self.create().get_json()
         self.assertEqual(
             {'bios': 'redfish', 'boot': 'redfish-virtual-media',
-             'deploy': 'ramdisk', 'management': 'redfish',
+             'deploy': 'direct', 'management': 'redfish',
              'power': 'redfish', 'raid': 'redfish', 'console': 'no-console',
              'inspect': 'redfish', 'network': 'noop',
              'rescue': 'no-rescue', 'storage': 'noop'},
@@ -60,8 +60,12 @@ class RedfishNodeTest(base.ApiTestCase):
         body = self.get('/v1/nodes/rf-1/validate').get_json()
         self.assertIn('driver_info/redfish_verify_ca',
                       body['power']['reason'])
-        self.assertFalse(body['deploy']['result'])
-        self.assertIn('instance_info/boot_iso', body['deploy']['reason'])
+        # Its default deploy interface, direct, boots the agent's ISO.
+        self.patch('/v1/nodes/rf-1', json=[
+            {'op': 'remove', 'path': '/driver_info/redfish_verify_ca'}])
+        body = self.get('/v1/nodes/rf-1/validate').get_json()
+        self.assertFalse(body['boot']['result'])
+        self.assertIn('driver_info/deploy_iso', body['boot']['reason'])
 
     def test_pinned_to_0_3_redfish_nodes_cannot_be_enrolled(self):
         self.config(pin_release_version='0.3')
@@ -81,6 +85,48 @@ class RedfishNodeTest(base.ApiTestCase):
     def driver_names(self):
         return [driver['name']
                 for driver in self.get('/v1/drivers').get_json()['drivers']]
+
+
+class PinnedTo013RedfishNodeTest(base.ApiTestCase):
+    """While pinned to 0.13, a redfish node deploys and boots as 0.13's
+    conductors would have it: the ramdisk default, no ipxe, no
+    custom-agent."""
+
+    conductor_config = {None: {'pin_release_version': '0.13'}}
+
+    def create(self, **fields):
+        return self.post('/v1/nodes', json={
+            'driver': 'redfish', 'name': 'rf-1',
+            'driver_info': dict(DRIVER_INFO), **fields})
+
+    def test_a_redfish_node_still_gets_ramdisk(self):
+        node = self.create().get_json()
+        self.assertEqual('ramdisk', node['deploy_interface'])
+        self.assertEqual('ramdisk', self.get('/v1/drivers/redfish').get_json()[
+            'default_deploy_interface'])
+        body = self.get('/v1/nodes/rf-1/validate').get_json()
+        self.assertIn('instance_info/boot_iso', body['deploy']['reason'])
+
+    def test_unpinned_a_new_node_gets_direct_and_the_old_keeps_ramdisk(self):
+        self.create()
+        self.config(pin_release_version=None)
+        self.assertEqual('direct', self.post('/v1/nodes', json={
+            'driver': 'redfish', 'name': 'rf-2',
+            'driver_info': dict(DRIVER_INFO)}).get_json()['deploy_interface'])
+        self.assertEqual('ramdisk', self.get('/v1/nodes/rf-1').get_json()[
+            'deploy_interface'])
+
+    def test_ipxe_and_custom_agent_are_refused(self):
+        self.assertError(self.create(boot_interface='ipxe'), 406, 'ipxe',
+                         '0.13', '0.14')
+        self.assertError(self.create(deploy_interface='custom-agent'), 406,
+                         'custom-agent', '0.13', '0.14')
+        self.assertEqual([], self.get('/v1/nodes').get_json()['nodes'])
+        driver = self.get('/v1/drivers/redfish').get_json()
+        self.assertEqual(['redfish-virtual-media'],
+                         driver['enabled_boot_interfaces'])
+        self.assertEqual(['ramdisk', 'direct'],
+                         driver['enabled_deploy_interfaces'])
 
 
 class BMCAddressTest(base.ApiTestCase):

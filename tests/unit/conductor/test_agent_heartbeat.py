@@ -60,6 +60,10 @@ def request(label, priority, args=None):
 class DirectTestCase(base.ConductorTestCase):
     """A conductor and a fake agent; nodes deploy with ``direct``."""
 
+    #: What :meth:`direct_node` makes (a subclass may test another
+    #: interface built on it, such as ``custom-agent``).
+    deploy_interface = 'direct'
+
     def setUp(self):
         super().setUp()
         self.config(group='agent', **fake_ipa.QUICK_CLIENT)
@@ -69,7 +73,8 @@ class DirectTestCase(base.ConductorTestCase):
         """A node of the direct deploy interface, with a port and an
         image, stored through the conductor."""
         fields.setdefault('instance_info', dict(IMAGE))
-        node = self.create_node(deploy_interface='direct', **fields)
+        node = self.create_node(deploy_interface=self.deploy_interface,
+                                **fields)
         objects.Port(self.context, address=MAC, node_uuid=node.uuid,
                      pxe_enabled=True).create()
         return node

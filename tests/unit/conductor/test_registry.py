@@ -71,7 +71,7 @@ class RegistryTest(base.TestCase):
         registry.register('conductor-1')
         live = registry.live_conductors()
         self.assertEqual(['fake-hardware'], live.drivers_of('conductor-1'))
-        self.assertEqual(('fake', 'direct', 'fake-legacy'),
+        self.assertEqual(('fake', 'custom-agent', 'direct', 'fake-legacy'),
                          live.interfaces_of('fake-hardware')['deploy'])
 
     def test_a_conductor_that_would_serve_nothing_refuses_to_register(self):
@@ -111,7 +111,7 @@ class RegistryTest(base.TestCase):
         self.assertEqual(['fake-hardware'], live.drivers_of('old-conductor'))
         self.assertEqual(['fake-hardware', 'redfish'], live.hardware_types())
         # Its interfaces are this process's, as none were registered.
-        self.assertEqual(('fake', 'fake-legacy', 'direct'),
+        self.assertEqual(('fake', 'fake-legacy', 'direct', 'custom-agent'),
                          live.interfaces_of('fake-hardware')['deploy'])
 
 

@@ -63,10 +63,13 @@ class DeployIsoTest(base.TestCase):
 
 class RedfishDeployInterfacesTest(base.TestCase):
 
-    def test_ramdisk_stays_the_default_and_direct_is_offered(self):
+    def test_direct_is_the_default_as_in_ironic(self):
         hardware = redfish.RedfishHardware()
-        self.assertEqual(('ramdisk', 'direct'), hardware.supported('deploy'))
-        self.assertEqual('ramdisk', hardware.default('deploy'))
+        self.assertEqual(('direct', 'ramdisk', 'custom-agent'),
+                         hardware.supported('deploy'))
+        self.assertEqual('direct', hardware.default('deploy'))
+        self.assertEqual(('0.14', 'ramdisk'),
+                         hardware.former_defaults['deploy'])
 
 
 class BootValidationTest(base.ConductorTestCase):
@@ -93,8 +96,19 @@ class BootValidationTest(base.ConductorTestCase):
         self.assertEqual({'result': True, 'reason': None},
                          self.boot_validation(node))
 
-    def test_a_ramdisk_node_needs_no_deploy_iso(self):
+    def test_a_direct_node_is_what_a_node_without_a_deploy_interface_gets(
+            self):
         node = self.redfish_node()
+        self.assertEqual('direct', node.deploy_interface)
+        self.assertIn('driver_info/deploy_iso',
+                      self.boot_validation(node)['reason'])
+
+    def test_pinned_to_0_13_a_node_without_one_gets_ramdisk(self):
+        self.config(pin_release_version='0.13')
+        self.assertEqual('ramdisk', self.redfish_node().deploy_interface)
+
+    def test_a_ramdisk_node_needs_no_deploy_iso(self):
+        node = self.redfish_node('ramdisk')
         self.assertEqual('ramdisk', node.deploy_interface)
         self.assertEqual({'result': True, 'reason': None},
                          self.boot_validation(node))

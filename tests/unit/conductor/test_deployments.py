@@ -228,7 +228,7 @@ class TransactionCostTest(base.ConductorTestCase):
         node = self.wait_for_state(node, states.DEPLOYWAIT)
         writes = recorded.node_writes()
         self.assertEqual(4, len(writes), writes)
-        self.assertIn('deploy_step=?', writes[1])
+        self.assertIn(' deploy_step=', writes[1])
         # The agent's lookup stores the token it hands out in one
         # conditional write, without the lock (once per flow).
         token = self.rpcapi.get_node_with_token(self.context, node.uuid)

@@ -62,15 +62,24 @@ class RunFailed(Exception):
 
 
 class Api:
-    """JSON over urllib; a node locked or a busy conductor is retried."""
+    """JSON over urllib; a node locked or a busy conductor is retried.
 
-    def __init__(self, endpoint, concurrency):
+    ``version``: the microversion asked for; ``token``: a Keystone token
+    sent as ``X-Auth-Token`` (none: the noauth service).
+    """
+
+    def __init__(self, endpoint, concurrency, version='1.69', token=None):
         self.endpoint, self.concurrency = endpoint, concurrency
+        self.headers = dict(HEADERS, **{
+            'X-OpenStack-Ironic-API-Version': version})
+        if token is not None:
+            self.headers['X-Auth-Token'] = token
 
     def __call__(self, method, path, body=None, retries=6):
         data = None if body is None else json.dumps(body).encode()
         for attempt in range(retries + 1):
-            req = urllib.request.Request(self.endpoint + path, data, HEADERS,
+            req = urllib.request.Request(self.endpoint + path, data,
+                                         self.headers,
                                          method=method)
             try:
                 with urllib.request.urlopen(req, timeout=60) as resp:

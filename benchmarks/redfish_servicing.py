@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Servicing active redfish nodes with one BIOS step, ours vs Ironic 39.
+
+N nodes (``--nodes``, default 100) of the ``redfish`` hardware type, each
+a system of one Redfish emulator process (``tests/redfish_emulator``, the
+same emulator ``redfish_deploys.py`` uses), are made ``active`` cheaply:
+enrolled, managed and **adopted** (no deploy, no agent), untimed.  Then
+each is serviced (API 1.108: ``target service`` with ``disable_ramdisk``)
+with one step, ``bios.apply_configuration`` setting ``ProcTurboMode`` to
+``Disabled``: the BMC takes the pending setting, the node reboots, and the
+service polls until the BIOS shows it, then the node is ``active`` again.
+
+Each repetition runs every system of ``--systems`` in turn, each on a
+fresh emulator and a fresh service (SQLite):
+
+* ``ironic-steps``: ``compare_with_ironic.OurService`` with the layered
+  configuration of ``redfish_deploys.service_conf`` (``[conductor]
+  step_poll_interval`` ``--step-poll-interval``, no power sync);
+* ``ironic``: OpenStack Ironic 39 with ``ironic-redfish.conf`` (its BIOS
+  apply status every ``firmware_update_status_interval`` = 1 s, no power
+  sync), started and stopped by PID through the shared anchor scripts.
+
+Timed: the first service request (``--concurrency`` in flight) to the list
+poll that sees the last node back in ``active`` with its
+``provision_updated_at`` moved (so a node not yet picked up does not count
+as done).  Measured in that window: Redfish calls per node (the
+emulator's request counter, reset before the first request), the
+service's CPU seconds (``/proc`` of the service's PID and descendants)
+and the emulator's.  Afterwards every node's BMC must show the setting
+and no node may have failed.  One JSON line per run goes to
+``results/<date>-redfish-servicing.jsonl``; a table and the ratios ours /
+Ironic, per repetition and on medians, are printed.  Example::
+
+    .venv/bin/python benchmarks/redfish_servicing.py --nodes 100 --reps 2
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import compare_with_ironic as cwi  # noqa: E402
+import redfish_deploys as rd  # noqa: E402
+import template_deploys as td  # noqa: E402
+
+SETTING = {'name': 'ProcTurboMode', 'value': 'Disabled'}
+SERVICE_REQUEST = {
+    'target': 'service', 'disable_ramdisk': True,
+    'service_steps': [{'interface': 'bios', 'step': 'apply_configuration',
+                       'args': {'settings': [SETTING]}}]}
+#: Servicing without the agent's ramdisk (``disable_ramdisk``) is 1.108.
+API_VERSION = '1.108'
+SYSTEMS = rd.SYSTEMS
+TIMEOUT = 3600.0        # Ironic hashes the BMC password per Redfish access
+
+
+def make_active(api, bmcs, nodes, system):
+    """N adopted redfish nodes: {uuid: provision_updated_at}."""
+    uuids = [node['uuid'] for node in api.each(
+        lambda i: api('POST', '/v1/nodes', {
+            'driver': 'redfish', 'name': 'svc-%05d' % i,
+            'driver_info': bmcs.driver_info(i, system),
+            'instance_info': {'boot_iso': rd.BOOT_ISO}}),
+        range(nodes))]
+    for target, want in (('manage', 'manageable'), ('adopt', 'active')):
+        api.each(lambda u: api('PUT', '/v1/nodes/%s/states/provision' % u,
+                               {'target': target}), uuids)
+        api.wait_for(uuids, want)
+    return {node['uuid']: node['provision_updated_at'] for node in
+            api.nodes('uuid,provision_updated_at')}
+
+
+def wait_serviced(api, before):
+    """Poll the list until every node is active again, its provision
+    state touched since ``before``; when that was seen."""
+    pending, deadline = set(before), time.monotonic() + TIMEOUT
+    while True:
+        now = time.monotonic()
+        for node in api.nodes('uuid,provision_state,target_provision_state,'
+                              'provision_updated_at,last_error'):
+            if node['provision_state'].endswith('failed'):
+                raise td.RunFailed('node %(uuid)s ended %(provision_state)r:'
+                                   ' %(last_error)s' % node)
+            if (node['provision_state'] == 'active'
+                    and not node['target_provision_state']
+                    and node['provision_updated_at']
+                    != before[node['uuid']]):
+                pending.discard(node['uuid'])
+        if not pending:
+            return now
+        if now > deadline:
+            raise td.RunFailed('%d nodes not serviced after %d s'
+                               % (len(pending), TIMEOUT))
+        time.sleep(0.25)    # as deploy_workload.py polls
+
+
+def check_bmcs(bmcs, nodes):
+    """Every BMC shows the setting the service step applied."""
+    for index in range(nodes):
+        emulator, system_id = bmcs.of(index)
+        shown = emulator.bios_attributes(system_id).get(SETTING['name'])
+        if shown != SETTING['value']:
+            raise td.RunFailed('system %s of %s: %s is %r' % (
+                system_id, emulator.address, SETTING['name'], shown))
+
+
+def run_one(args, system, rep, scratch):
+    cwi.log('%s rep %d: starting, N=%d' % (system, rep, args.nodes))
+    result = None
+    with rd.Bmcs(args.nodes, 1, volume_seconds=1,
+                 power_delay=args.power_delay) as bmcs:
+        service = rd.make_service(args, system, scratch)
+        code, load = cwi.git_state(), os.getloadavg()[0]
+        try:
+            service.start()
+            time.sleep(3)   # let the service settle, as the others do
+            api = td.Api(service.endpoint, args.concurrency,
+                         version=API_VERSION)
+            t0 = time.monotonic()
+            before = make_active(api, bmcs, args.nodes, system)
+            setup_s = time.monotonic() - t0
+            bmcs.reset_counts()
+            bmc_cpu0, cpu0 = bmcs.cpu(), cwi.cpu_snapshot(service.pid)
+            t0 = time.monotonic()
+            api.each(lambda u: api('PUT', '/v1/nodes/%s/states/provision'
+                                   % u, SERVICE_REQUEST), sorted(before))
+            sent_s = time.monotonic() - t0
+            seconds = wait_serviced(api, before) - t0
+            cpu = cwi.cpu_delta(cpu0, cwi.cpu_snapshot(service.pid))
+            bmc_cpu = bmcs.cpu_since(bmc_cpu0, bmcs.cpu())
+            counts = bmcs.counts()
+            check_bmcs(bmcs, args.nodes)
+            result = dict({
+                'benchmark': 'redfish-servicing', 'system': system,
+                'rep': rep, 'nodes': args.nodes,
+                'concurrency': args.concurrency,
+                'step_poll_interval': args.step_poll_interval,
+                'power_delay': args.power_delay,
+                'setup_s': round(setup_s, 2),
+                'requests_sent_s': round(sent_s, 2),
+                'service_s': round(seconds, 2),
+                'nodes_per_s': round(args.nodes / seconds, 3),
+                'server_cpu_s': round(cpu, 2),
+                'server_cpu_s_per_node': round(cpu / args.nodes, 3),
+                'emulator_cpu_s': round(bmc_cpu, 2),
+                'bmc_calls': counts['total'],
+                'loadavg_1m_at_start': load,
+                'date': datetime.datetime.now().isoformat(timespec='seconds'),
+                'git': code, 'machine': args.machine},
+                **rd.per_node(counts, args.nodes))
+        finally:
+            service.stop()
+            service.cleanup(keep=result is None)
+            if result is None:
+                cwi.log('%s rep %d failed; state kept in %s' % (
+                    system, rep, service.state_dir))
+    cwi.log('%(system)s: serviced in %(service_s).1f s, %(bmc_calls_per_node)'
+            '.1f BMC calls/node, service CPU %(server_cpu_s).1f s' % result)
+    return result
+
+
+COLUMNS = ('system', 'rep', 'nodes', 'service_s', 'nodes_per_s',
+           'bmc_calls_per_node', 'server_cpu_s', 'server_cpu_s_per_node',
+           'emulator_cpu_s', 'loadavg_1m_at_start')
+RATIOS = ('service_s', 'bmc_calls_per_node', 'server_cpu_s')
+
+
+def print_report(rows):
+    print('| ' + ' | '.join(COLUMNS) + ' |\n|' + '---|' * len(COLUMNS))
+    for row in rows:
+        print('| ' + ' | '.join(str(row.get(c, '-')) for c in COLUMNS) + ' |')
+    by = {(r['system'], r['rep']): r for r in rows}
+    pairs = [(ours, by[('ironic', rep)]) for (system, rep), ours
+             in sorted(by.items()) if system == cwi.OURS
+             and ('ironic', rep) in by]
+    for ours, theirs in pairs:
+        print('rep %d, ironic-steps / ironic: %s' % (ours['rep'], ', '.join(
+            '%s %.3f' % (k, ours[k] / theirs[k]) for k in RATIOS
+            if theirs[k])))
+    if pairs:
+        print('medians of %d pairs: %s' % (len(pairs), ', '.join(
+            '%s %.3f' % (k, statistics.median(
+                o[k] / t[k] for o, t in pairs if t[k])) for k in RATIOS)))
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__.split('\n\n')[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--nodes', type=int, default=100,
+                    help='active redfish nodes to service (default 100)')
+    ap.add_argument('--systems', default='%s,ironic' % cwi.OURS,
+                    help='comma-separated, run in this order in each '
+                         'repetition: %s' % ', '.join(SYSTEMS))
+    ap.add_argument('--reps', type=int, default=2,
+                    help='repetitions, interleaved (default 2)')
+    ap.add_argument('--concurrency', type=int, default=8,
+                    help='service requests in flight (default 8)')
+    ap.add_argument('--step-poll-interval', type=float, default=1.0,
+                    help="ironic-steps' [conductor] step_poll_interval "
+                         "(default 1, as Ironic's BIOS check here)")
+    ap.add_argument('--power-delay', type=float, default=0.0,
+                    help="the emulator's delay before a power change shows")
+    ap.add_argument('--out', default=os.path.join(
+        HERE, 'results', '%s-redfish-servicing.jsonl'
+        % datetime.date.today().isoformat()))
+    args = ap.parse_args(argv)
+    args.systems = [s for s in args.systems.split(',') if s]
+    if not args.systems or set(args.systems) - set(SYSTEMS):
+        ap.error('--systems is among %s' % ', '.join(SYSTEMS))
+    if min(args.nodes, args.reps, args.concurrency) < 1:
+        ap.error('--nodes, --reps and --concurrency must be at least 1')
+    # What rd.make_service reads: [redfish] power_state_poll_interval.
+    args.power_poll_interval = 0.1
+    return rd.with_service_paths(args)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    args.machine = cwi.machine_info(args)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    results = []
+    with tempfile.TemporaryDirectory(prefix='rf-servicing-') as scratch:
+        for rep in range(1, args.reps + 1):
+            for system in args.systems:
+                result = run_one(args, system, rep, scratch)
+                results.append(result)
+                with open(args.out, 'a') as fh:
+                    fh.write(json.dumps(result) + '\n')
+    print_report(results)
+    print('\nJSON lines appended to %s' % args.out)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

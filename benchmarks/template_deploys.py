@@ -65,11 +65,14 @@ class Api:
     """JSON over urllib; a node locked or a busy conductor is retried.
 
     ``version``: the microversion asked for; ``token``: a Keystone token
-    sent as ``X-Auth-Token`` (none: the noauth service).
+    sent as ``X-Auth-Token`` (none: the noauth service); ``timeout``:
+    seconds to wait for an answer.
     """
 
-    def __init__(self, endpoint, concurrency, version='1.69', token=None):
+    def __init__(self, endpoint, concurrency, version='1.69', token=None,
+                 timeout=60):
         self.endpoint, self.concurrency = endpoint, concurrency
+        self.timeout = timeout
         self.headers = dict(HEADERS, **{
             'X-OpenStack-Ironic-API-Version': version})
         if token is not None:
@@ -82,7 +85,8 @@ class Api:
                                          self.headers,
                                          method=method)
             try:
-                with urllib.request.urlopen(req, timeout=60) as resp:
+                with urllib.request.urlopen(req,
+                                            timeout=self.timeout) as resp:
                     raw = resp.read()
                 return json.loads(raw) if raw else None
             except urllib.error.HTTPError as exc:

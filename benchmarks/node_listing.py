@@ -252,7 +252,7 @@ def run_one(args, system, rep, scratch, keystone=None):
                 raise td.RunFailed('%s at %s listed %d nodes, not %d' % (
                     kind[1], kind[0], len(nodes), want))
             if mine and kind[1].endswith('/detail') and any(
-                    n['owner'] != mine for n in nodes):
+                    n.get('owner') != mine for n in nodes):
                 raise td.RunFailed('%s listed a node of another project'
                                    % kind[1])
 

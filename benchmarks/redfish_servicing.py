@@ -21,13 +21,14 @@ fresh emulator and a fresh service (SQLite):
   sync), started and stopped by PID through the shared anchor scripts.
 
 Timed: the first service request (``--concurrency`` in flight) to the list
-poll that sees the last node back in ``active`` with its
+poll that sees the last node resting: back in ``active`` with its
 ``provision_updated_at`` moved (so a node not yet picked up does not count
-as done).  Measured in that window: Redfish calls per node (the
-emulator's request counter, reset before the first request), the
-service's CPU seconds (``/proc`` of the service's PID and descendants)
-and the emulator's.  Afterwards every node's BMC must show the setting
-and no node may have failed.  One JSON line per run goes to
+as done), or failed (counted, with its ``last_error``: Ironic on SQLite
+fails some with "database is locked").  Measured in that window: Redfish
+calls per node (the emulator's request counter, reset before the first
+request), the service's CPU seconds (``/proc`` of the service's PID and
+descendants) and the emulator's.  Afterwards the BMC of every node back in
+``active`` must show the setting.  One JSON line per run goes to
 ``results/<date>-redfish-servicing.jsonl``; a table and the ratios ours /
 Ironic, per repetition and on medians, are printed.  Example::
 
@@ -38,6 +39,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -66,7 +68,7 @@ ANSWER_TIMEOUT = 600
 
 
 def make_active(api, bmcs, nodes, system):
-    """N adopted redfish nodes: {uuid: provision_updated_at}."""
+    """N adopted redfish nodes: {uuid: (index, provision_updated_at)}."""
     uuids = [node['uuid'] for node in api.each(
         lambda i: api('POST', '/v1/nodes', {
             'driver': 'redfish', 'name': 'svc-%05d' % i,
@@ -77,42 +79,59 @@ def make_active(api, bmcs, nodes, system):
         api.each(lambda u: api('PUT', '/v1/nodes/%s/states/provision' % u,
                                {'target': target}), uuids)
         api.wait_for(uuids, want)
-    return {node['uuid']: node['provision_updated_at'] for node in
-            api.nodes('uuid,provision_updated_at')}
+    return {node['uuid']: (int(node['name'].split('-')[1]),
+                           node['provision_updated_at'])
+            for node in api.nodes('uuid,name,provision_updated_at')}
 
 
 def wait_serviced(api, before):
-    """Poll the list until every node is active again, its provision
-    state touched since ``before``; when that was seen."""
-    pending, deadline = set(before), time.monotonic() + TIMEOUT
+    """Poll the list until every node rests: back in ``active``, its
+    provision state touched since ``before`` (a node not yet picked up
+    is not done), or failed.  (When that was seen, {uuid: last_error} of
+    the failed ones.)"""
+    pending, failed = set(before), {}
+    deadline = time.monotonic() + TIMEOUT
     while True:
         now = time.monotonic()
         for node in api.nodes('uuid,provision_state,target_provision_state,'
                               'provision_updated_at,last_error'):
+            if node['target_provision_state']:
+                continue
             if node['provision_state'].endswith('failed'):
-                raise td.RunFailed('node %(uuid)s ended %(provision_state)r:'
-                                   ' %(last_error)s' % node)
-            if (node['provision_state'] == 'active'
-                    and not node['target_provision_state']
+                failed[node['uuid']] = node['last_error']
+                pending.discard(node['uuid'])
+            elif (node['provision_state'] == 'active'
                     and node['provision_updated_at']
-                    != before[node['uuid']]):
+                    != before[node['uuid']][1]):
                 pending.discard(node['uuid'])
         if not pending:
-            return now
+            return now, failed
         if now > deadline:
             raise td.RunFailed('%d nodes not serviced after %d s'
                                % (len(pending), TIMEOUT))
         time.sleep(0.25)    # as deploy_workload.py polls
 
 
-def check_bmcs(bmcs, nodes):
-    """Every BMC shows the setting the service step applied."""
-    for index in range(nodes):
+def check_bmcs(bmcs, indices):
+    """The BMC of every node serviced shows the setting its step applied."""
+    for index in indices:
         emulator, system_id = bmcs.of(index)
         shown = emulator.bios_attributes(system_id).get(SETTING['name'])
         if shown != SETTING['value']:
             raise td.RunFailed('system %s of %s: %s is %r' % (
                 system_id, emulator.address, SETTING['name'], shown))
+
+
+def failure_summary(failed):
+    """{reason: nodes}: each failed node's last_error, its node UUID and
+    the step's arguments taken out so that like failures count as one."""
+    reasons = {}
+    for uuid, error in failed.items():
+        reason = re.sub(r'\{.*\}', '{step}', error or '')
+        reason = reason.replace(uuid, '{node}')
+        reason = re.sub(r' at 0x[0-9a-f]+', '', reason)
+        reasons[reason] = reasons.get(reason, 0) + 1
+    return reasons
 
 
 def run_one(args, system, rep, scratch):
@@ -142,11 +161,14 @@ def run_one(args, system, rep, scratch):
             api.each(lambda u: api('PUT', '/v1/nodes/%s/states/provision'
                                    % u, SERVICE_REQUEST), sorted(before))
             sent_s = time.monotonic() - t0
-            seconds = wait_serviced(api, before) - t0
+            rested, failed = wait_serviced(api, before)
+            seconds = rested - t0
             cpu = cwi.cpu_delta(cpu0, cwi.cpu_snapshot(service.pid))
             bmc_cpu = bmcs.cpu_since(bmc_cpu0, bmcs.cpu())
             counts = bmcs.counts()
-            check_bmcs(bmcs, args.nodes)
+            check_bmcs(bmcs, [index for uuid, (index, _) in before.items()
+                              if uuid not in failed])
+            serviced = args.nodes - len(failed)
             result = dict({
                 'benchmark': 'redfish-servicing', 'system': system,
                 'rep': rep, 'nodes': args.nodes,
@@ -156,7 +178,9 @@ def run_one(args, system, rep, scratch):
                 'setup_s': round(setup_s, 2),
                 'requests_sent_s': round(sent_s, 2),
                 'service_s': round(seconds, 2),
-                'nodes_per_s': round(args.nodes / seconds, 3),
+                'nodes_serviced': serviced, 'nodes_failed': len(failed),
+                'failures': failure_summary(failed),
+                'nodes_per_s': round(serviced / seconds, 3),
                 'server_cpu_s': round(cpu, 2),
                 'server_cpu_s_per_node': round(cpu / args.nodes, 3),
                 'emulator_cpu_s': round(bmc_cpu, 2),
@@ -171,12 +195,14 @@ def run_one(args, system, rep, scratch):
             if result is None:
                 cwi.log('%s rep %d failed; state kept in %s' % (
                     system, rep, service.state_dir))
-    cwi.log('%(system)s: serviced in %(service_s).1f s, %(bmc_calls_per_node)'
-            '.1f BMC calls/node, service CPU %(server_cpu_s).1f s' % result)
+    cwi.log('%(system)s: all resting after %(service_s).1f s, '
+            '%(nodes_failed)d failed, %(bmc_calls_per_node).1f BMC '
+            'calls/node, service CPU %(server_cpu_s).1f s' % result)
     return result
 
 
-COLUMNS = ('system', 'rep', 'nodes', 'service_s', 'nodes_per_s',
+COLUMNS = ('system', 'rep', 'nodes', 'nodes_failed', 'service_s',
+           'nodes_per_s',
            'bmc_calls_per_node', 'server_cpu_s', 'server_cpu_s_per_node',
            'emulator_cpu_s', 'loadavg_1m_at_start')
 RATIOS = ('service_s', 'bmc_calls_per_node', 'server_cpu_s')

@@ -95,12 +95,12 @@ def wait_serviced(api, before):
         now = time.monotonic()
         for node in api.nodes('uuid,provision_state,target_provision_state,'
                               'provision_updated_at,last_error'):
-            if node['target_provision_state']:
-                continue
+            # A failed node keeps its target (Ironic's: active).
             if node['provision_state'].endswith('failed'):
                 failed[node['uuid']] = node['last_error']
                 pending.discard(node['uuid'])
             elif (node['provision_state'] == 'active'
+                    and not node['target_provision_state']
                     and node['provision_updated_at']
                     != before[node['uuid']][1]):
                 pending.discard(node['uuid'])

@@ -54,10 +54,10 @@ sys.path.insert(0, os.path.dirname(HERE))   # tests.functional.keystone
 
 import compare_with_ironic as cwi  # noqa: E402
 import redfish_deploys as rd  # noqa: E402
+import side_by_side  # noqa: E402
 import template_deploys as td  # noqa: E402
 
 MODES = ('versions', 'keystone')
-SYSTEMS = (cwi.OURS, 'ironic')
 LATEST = '1.115'
 #: mode -> the (microversion, path) kinds of request timed.
 KINDS = {'versions': (('1.69', '/v1/nodes/detail'),
@@ -292,28 +292,6 @@ COLUMNS = ('system', 'rep', 'path', 'version', 'nodes_returned', 'bytes',
 RATIOS = ('p50_ms', 'p95_ms', 'server_cpu_ms_per_request')
 
 
-def print_report(rows):
-    print('| ' + ' | '.join(COLUMNS) + ' |\n|' + '---|' * len(COLUMNS))
-    for row in rows:
-        print('| ' + ' | '.join(str(row.get(c, '-')) for c in COLUMNS) + ' |')
-    by = {(r['system'], r['rep'], r['path'], r['version']): r for r in rows}
-    pairs = {}
-    for (system, rep, path, version), ours in sorted(by.items()):
-        theirs = by.get(('ironic', rep, path, version))
-        if system == cwi.OURS and theirs:
-            pairs.setdefault((path, version), []).append((ours, theirs))
-    print('\nironic-steps / ironic:')
-    for (path, version), runs in sorted(pairs.items()):
-        for ours, theirs in runs:
-            print('  %s at %s, rep %d: %s' % (path, version, ours['rep'], ', '.join(
-                '%s %.3f' % (k, ours[k] / theirs[k]) for k in RATIOS
-                if theirs[k])))
-        print('  %s at %s, medians of %d pairs: %s' % (
-            path, version, len(runs), ', '.join(
-                '%s %.3f' % (k, statistics.median(
-                    o[k] / t[k] for o, t in runs if t[k])) for k in RATIOS)))
-
-
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0],
@@ -327,32 +305,21 @@ def parse_args(argv=None):
                          'max_limit, 1000, so one page holds them all)')
     ap.add_argument('--requests', type=int, default=20,
                     help='timed requests of each kind (default 20)')
-    ap.add_argument('--systems', default='%s,ironic' % cwi.OURS,
-                    help='comma-separated, run in this order in each '
-                         'repetition: %s' % ', '.join(SYSTEMS))
-    ap.add_argument('--reps', type=int, default=2,
-                    help='repetitions, interleaved (default 2)')
     ap.add_argument('--concurrency', type=int, default=8,
                     help='node creations in flight (default 8)')
-    ap.add_argument('--out', default=os.path.join(
-        HERE, 'results', '%s-node-listing.jsonl'
-        % datetime.date.today().isoformat()))
+    side_by_side.add_options(ap, 'node-listing')
     args = ap.parse_args(argv)
-    args.systems = [s for s in args.systems.split(',') if s]
-    if not args.systems or set(args.systems) - set(SYSTEMS):
-        ap.error('--systems is among %s' % ', '.join(SYSTEMS))
+    side_by_side.check_options(ap, args)
     if not 2 <= args.nodes <= 1000:
         ap.error('--nodes is from 2 to 1000 (one page of the list)')
-    if min(args.requests, args.reps, args.concurrency) < 1:
-        ap.error('--requests, --reps and --concurrency must be at least 1')
+    if min(args.requests, args.concurrency) < 1:
+        ap.error('--requests and --concurrency must be at least 1')
     return rd.with_service_paths(args)
 
 
 def main(argv=None):
     args = parse_args(argv)
     args.machine = cwi.machine_info(args)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    rows = []
     with tempfile.TemporaryDirectory(prefix='node-listing-') as scratch:
         server = None
         if args.mode == 'keystone':
@@ -363,16 +330,13 @@ def main(argv=None):
             server.setUp()
         try:
             keystone = Keystone(server) if server else None
-            for rep in range(1, args.reps + 1):
-                for system in args.systems:
-                    run_rows = run_one(args, system, rep, scratch, keystone)
-                    rows += run_rows
-                    with open(args.out, 'a') as fh:
-                        fh.writelines(json.dumps(r) + '\n' for r in run_rows)
+            rows = side_by_side.run_all(args, lambda system, rep: run_one(
+                args, system, rep, scratch, keystone))
         finally:
             if server:
                 server.cleanUp()
-    print_report(rows)
+    side_by_side.print_table(rows, COLUMNS)
+    side_by_side.print_ratios(rows, ('path', 'version'), RATIOS)
     print('\nJSON lines appended to %s' % args.out)
     return 0
 

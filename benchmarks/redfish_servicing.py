@@ -37,10 +37,8 @@ Ironic, per repetition and on medians, are printed.  Example::
 
 import argparse
 import datetime
-import json
 import os
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -50,6 +48,7 @@ sys.path.insert(0, HERE)
 
 import compare_with_ironic as cwi  # noqa: E402
 import redfish_deploys as rd  # noqa: E402
+import side_by_side  # noqa: E402
 import template_deploys as td  # noqa: E402
 
 SETTING = {'name': 'ProcTurboMode', 'value': 'Disabled'}
@@ -59,7 +58,6 @@ SERVICE_REQUEST = {
                        'args': {'settings': [SETTING]}}]}
 #: Servicing without the agent's ramdisk (``disable_ramdisk``) is 1.108.
 API_VERSION = '1.108'
-SYSTEMS = rd.SYSTEMS
 TIMEOUT = 3600.0        # Ironic hashes the BMC password per Redfish access
 #: Seconds a request may wait for its answer: Ironic's API answered a
 #: manage request after more than 60 s while its conductor cached 100
@@ -202,28 +200,9 @@ def run_one(args, system, rep, scratch):
 
 
 COLUMNS = ('system', 'rep', 'nodes', 'nodes_failed', 'service_s',
-           'nodes_per_s',
-           'bmc_calls_per_node', 'server_cpu_s', 'server_cpu_s_per_node',
-           'emulator_cpu_s', 'loadavg_1m_at_start')
+           'nodes_per_s', 'bmc_calls_per_node', 'server_cpu_s',
+           'server_cpu_s_per_node', 'emulator_cpu_s', 'loadavg_1m_at_start')
 RATIOS = ('service_s', 'bmc_calls_per_node', 'server_cpu_s')
-
-
-def print_report(rows):
-    print('| ' + ' | '.join(COLUMNS) + ' |\n|' + '---|' * len(COLUMNS))
-    for row in rows:
-        print('| ' + ' | '.join(str(row.get(c, '-')) for c in COLUMNS) + ' |')
-    by = {(r['system'], r['rep']): r for r in rows}
-    pairs = [(ours, by[('ironic', rep)]) for (system, rep), ours
-             in sorted(by.items()) if system == cwi.OURS
-             and ('ironic', rep) in by]
-    for ours, theirs in pairs:
-        print('rep %d, ironic-steps / ironic: %s' % (ours['rep'], ', '.join(
-            '%s %.3f' % (k, ours[k] / theirs[k]) for k in RATIOS
-            if theirs[k])))
-    if pairs:
-        print('medians of %d pairs: %s' % (len(pairs), ', '.join(
-            '%s %.3f' % (k, statistics.median(
-                o[k] / t[k] for o, t in pairs if t[k])) for k in RATIOS)))
 
 
 def parse_args(argv=None):
@@ -232,11 +211,6 @@ def parse_args(argv=None):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--nodes', type=int, default=100,
                     help='active redfish nodes to service (default 100)')
-    ap.add_argument('--systems', default='%s,ironic' % cwi.OURS,
-                    help='comma-separated, run in this order in each '
-                         'repetition: %s' % ', '.join(SYSTEMS))
-    ap.add_argument('--reps', type=int, default=2,
-                    help='repetitions, interleaved (default 2)')
     ap.add_argument('--concurrency', type=int, default=8,
                     help='service requests in flight (default 8)')
     ap.add_argument('--step-poll-interval', type=float, default=1.0,
@@ -244,15 +218,11 @@ def parse_args(argv=None):
                          "(default 1, as Ironic's BIOS check here)")
     ap.add_argument('--power-delay', type=float, default=0.0,
                     help="the emulator's delay before a power change shows")
-    ap.add_argument('--out', default=os.path.join(
-        HERE, 'results', '%s-redfish-servicing.jsonl'
-        % datetime.date.today().isoformat()))
+    side_by_side.add_options(ap, 'redfish-servicing')
     args = ap.parse_args(argv)
-    args.systems = [s for s in args.systems.split(',') if s]
-    if not args.systems or set(args.systems) - set(SYSTEMS):
-        ap.error('--systems is among %s' % ', '.join(SYSTEMS))
-    if min(args.nodes, args.reps, args.concurrency) < 1:
-        ap.error('--nodes, --reps and --concurrency must be at least 1')
+    side_by_side.check_options(ap, args)
+    if min(args.nodes, args.concurrency) < 1:
+        ap.error('--nodes and --concurrency must be at least 1')
     # What rd.make_service reads: [redfish] power_state_poll_interval.
     args.power_poll_interval = 0.1
     return rd.with_service_paths(args)
@@ -261,16 +231,11 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     args.machine = cwi.machine_info(args)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    results = []
     with tempfile.TemporaryDirectory(prefix='rf-servicing-') as scratch:
-        for rep in range(1, args.reps + 1):
-            for system in args.systems:
-                result = run_one(args, system, rep, scratch)
-                results.append(result)
-                with open(args.out, 'a') as fh:
-                    fh.write(json.dumps(result) + '\n')
-    print_report(results)
+        rows = side_by_side.run_all(args, lambda system, rep: [
+            run_one(args, system, rep, scratch)])
+    side_by_side.print_table(rows, COLUMNS)
+    side_by_side.print_ratios(rows, ('nodes',), RATIOS)
     print('\nJSON lines appended to %s' % args.out)
     return 0
 

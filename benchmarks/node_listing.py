@@ -228,11 +228,9 @@ def run_one(args, system, rep, scratch, keystone=None):
                                               args.nodes))
     extra = (keystone_conf(keystone.server, scratch, system)
              if keystone else None)
-    service = make_service(args, system, extra)
     code, load, rows = cwi.git_state(), os.getloadavg()[0], []
-    try:
-        service.start()
-        time.sleep(3)   # let the service settle, as the others do
+    with side_by_side.running(make_service(args, system, extra),
+                              '%s rep %d' % (system, rep)) as service:
         if keystone:
             admin = td.Api(service.endpoint, args.concurrency, LATEST,
                            keystone.admin_token())
@@ -272,12 +270,6 @@ def run_one(args, system, rep, scratch, keystone=None):
                 'loadavg_1m_at_start': load,
                 'date': datetime.datetime.now().isoformat(timespec='seconds'),
                 'git': code, 'machine': args.machine}, **figures[kind]))
-    finally:
-        service.stop()
-        service.cleanup(keep=not rows)
-        if not rows:
-            cwi.log('%s rep %d failed; state kept in %s' % (
-                system, rep, service.state_dir))
     for row in rows:
         cwi.log('%(system)s %(path)s at %(version)s: p50 %(p50_ms)s ms, p95 '
                 '%(p95_ms)s ms, %(nodes_returned)d nodes' % row)

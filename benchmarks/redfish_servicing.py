@@ -134,14 +134,11 @@ def failure_summary(failed):
 
 def run_one(args, system, rep, scratch):
     cwi.log('%s rep %d: starting, N=%d' % (system, rep, args.nodes))
-    result = None
     with rd.Bmcs(args.nodes, 1, volume_seconds=1,
                  power_delay=args.power_delay) as bmcs:
-        service = rd.make_service(args, system, scratch)
         code, load = cwi.git_state(), os.getloadavg()[0]
-        try:
-            service.start()
-            time.sleep(3)   # let the service settle, as the others do
+        with side_by_side.running(rd.make_service(args, system, scratch),
+                                  '%s rep %d' % (system, rep)) as service:
             api = td.Api(service.endpoint, args.concurrency,
                          version=API_VERSION, timeout=ANSWER_TIMEOUT)
             t0 = time.monotonic()
@@ -187,12 +184,6 @@ def run_one(args, system, rep, scratch):
                 'date': datetime.datetime.now().isoformat(timespec='seconds'),
                 'git': code, 'machine': args.machine},
                 **rd.per_node(counts, args.nodes))
-        finally:
-            service.stop()
-            service.cleanup(keep=result is None)
-            if result is None:
-                cwi.log('%s rep %d failed; state kept in %s' % (
-                    system, rep, service.state_dir))
     cwi.log('%(system)s: all resting after %(service_s).1f s, '
             '%(nodes_failed)d failed, %(bmc_calls_per_node).1f BMC '
             'calls/node, service CPU %(server_cpu_s).1f s' % result)

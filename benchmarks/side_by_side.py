@@ -8,10 +8,12 @@ never two at once) and appends every run's JSON lines, and the ratios ours
 / Ironic per repetition and on their medians.
 """
 
+import contextlib
 import datetime
 import json
 import os
 import statistics
+import time
 
 import compare_with_ironic as cwi
 
@@ -39,6 +41,25 @@ def check_options(ap, args):
         ap.error('--systems is among %s' % ', '.join(SYSTEMS))
     if args.reps < 1:
         ap.error('--reps must be at least 1')
+
+
+@contextlib.contextmanager
+def running(service, what):
+    """``service`` started and given 3 s to settle, as the other
+    benchmarks do; stopped however the run ends, its state directory kept
+    (and named) when the run raised."""
+    ended = False
+    try:
+        service.start()
+        time.sleep(3)
+        yield service
+        ended = True
+    finally:
+        service.stop()
+        service.cleanup(keep=not ended)
+        if not ended:
+            cwi.log('%s failed; state kept in %s'
+                    % (what, service.state_dir))
 
 
 def run_all(args, run_one):

@@ -639,10 +639,18 @@ def parse_args(argv=None):
                                args.emulators]) < 1:
         ap.error('--nodes, --reps, --concurrency and --emulators must be '
                  'at least 1')
+    return with_service_paths(args)
+
+
+def with_service_paths(args):
+    """``args`` with what ``make_service``'s two systems read besides the
+    command line: the shipped pool size, where ironic-steps and Ironic 39
+    are, and a state directory of Ironic's own."""
     args.workers_pool_size, args.start_timeout = None, 90.0
     venv_bin = os.path.join(cwi.REPO, '.venv', 'bin')
     args.ironic_steps = os.path.join(venv_bin, 'ironic-steps')
     args.ironic_steps_python = os.path.join(venv_bin, 'python')
+    args.ironic_steps_extra_conf = None
     args.ironic_venv = os.path.expanduser('~/ironic-anchor/venv')
     args.bench_dir = cwi.DEFAULT_BENCH_DIR
     args.ironic_state_dir = tempfile.mkdtemp(prefix='rf-bench-ironic-')

@@ -62,18 +62,31 @@ class RunFailed(Exception):
 
 
 class Api:
-    """JSON over urllib; a node locked or a busy conductor is retried."""
+    """JSON over urllib; a node locked or a busy conductor is retried.
 
-    def __init__(self, endpoint, concurrency):
+    ``version``: the microversion asked for; ``token``: a Keystone token
+    sent as ``X-Auth-Token`` (none: the noauth service); ``timeout``:
+    seconds to wait for an answer.
+    """
+
+    def __init__(self, endpoint, concurrency, version='1.69', token=None,
+                 timeout=60):
         self.endpoint, self.concurrency = endpoint, concurrency
+        self.timeout = timeout
+        self.headers = dict(HEADERS, **{
+            'X-OpenStack-Ironic-API-Version': version})
+        if token is not None:
+            self.headers['X-Auth-Token'] = token
 
     def __call__(self, method, path, body=None, retries=6):
         data = None if body is None else json.dumps(body).encode()
         for attempt in range(retries + 1):
-            req = urllib.request.Request(self.endpoint + path, data, HEADERS,
+            req = urllib.request.Request(self.endpoint + path, data,
+                                         self.headers,
                                          method=method)
             try:
-                with urllib.request.urlopen(req, timeout=60) as resp:
+                with urllib.request.urlopen(req,
+                                            timeout=self.timeout) as resp:
                     raw = resp.read()
                 return json.loads(raw) if raw else None
             except urllib.error.HTTPError as exc:

@@ -14,16 +14,11 @@
    a whole request (head and body) is there, within its limits.
 2. **A whole request runs on a request thread.**  With ``threads=1`` (the
    all-in-one service) that is the I/O thread itself: no hand-over between
-   threads, which on a busy interpreter costs more than the request.  The
-   requests ``long_requests(method, path)`` picks (pages of records: see
-   :mod:`lanes`) run instead on a lane thread of their own, one after
-   another, so the short ones never queue behind them.  With more
-   threads, a pool of that many runs every request, for an API whose
-   requests wait on conductors.  The requests ``costly_requests(method,
-   path, header)`` picks (a bcrypt check: :func:`auth.costly_requests`)
-   run on ``costly_threads`` of their own, holding up only each other.
-   The response is sent without blocking; whatever the client does not
-   take at once is sent by the I/O thread as the client reads it.
+   threads, which on a busy interpreter costs more than the request;
+   pages of records, bcrypt checks, and every request with more threads
+   go to threads of their own (:mod:`request_threads`).  The response is
+   sent without blocking; whatever the client does not take at once is
+   sent by the I/O thread as the client reads it.
 3. **Every client has deadlines** (``timeout``, ``[api] client_timeout``):
    a request must arrive whole within it of its first byte (else 408 and
    the connection is closed), a response must be taken within it, and an
@@ -57,7 +52,6 @@ request's body in ``wsgi.input`` with ``CONTENT_LENGTH`` set.
 
 import collections
 import errno
-import queue
 import selectors
 import socket
 import ssl
@@ -69,6 +63,7 @@ from oslo_log import log
 from ironic_steps.api import connections
 from ironic_steps.api import errors
 from ironic_steps.api import http_request
+from ironic_steps.api import request_threads
 from ironic_steps.api import wsgi_exchange
 
 LOG = log.getLogger(__name__)
@@ -94,15 +89,10 @@ class Server:
                  retry_after=5, long_requests=None, tls=None,
                  costly_requests=None, costly_threads=2):
         self.application = application
-        self.costly_requests = costly_requests   # see the module
-        self.costly_threads = costly_threads
         self.tls = tls
         self.url_scheme = 'http' if tls is None else 'https'
-        #: With one thread only: what runs on the lane (see the module).
-        self.long_requests = long_requests if threads == 1 else None
         self.host = host
         self.requested_port = port
-        self.threads = threads
         self.timeout = timeout
         self.max_body = max_body
         self.max_connections = max_connections or connections.default_max_connections()
@@ -119,12 +109,21 @@ class Server:
         self._stopping = False
         self._stopped = threading.Event()
         self._date = wsgi_exchange.DateHeader()
-        self._pool = []
-        self._queue = None
-        self._lane = None
-        self._costly = None
+        self._request_threads = request_threads.RequestThreads(
+            self._run, self._ran, threads=threads,
+            long_requests=long_requests, costly_requests=costly_requests,
+            costly_threads=costly_threads)
         self._done = collections.deque()
         self._wake_r = self._wake_w = None
+
+    @property
+    def threads(self):
+        return self._request_threads.threads
+
+    @property
+    def long_requests(self):
+        """What runs on the lane (one request thread only), or None."""
+        return self._request_threads.long_requests
 
     # --- life cycle -------------------------------------------------------
 
@@ -154,37 +153,17 @@ class Server:
 
     def serve(self):
         """Serve until :meth:`stop`; run it on a thread of its own."""
-        if self.threads > 1:
-            self._queue = queue.SimpleQueue()
-            self._start_threads(self._queue, self.threads, 'api-request')
-        elif self.long_requests is not None:
-            self._lane = queue.SimpleQueue()
-            self._start_threads(self._lane, 1, 'api-lane')
-        if self.costly_requests is not None:
-            self._costly = queue.SimpleQueue()
-            self._start_threads(self._costly, self.costly_threads,
-                                'api-costly')
+        self._request_threads.start()
         try:
             self._loop()
         finally:
-            for thread, jobs in self._pool:
-                jobs.put(None)
-            for thread, _ in self._pool:
-                thread.join()
+            self._request_threads.stop()
             for conn in list(self._connections.values()):
                 self._close(conn)
             self._selector.close()
             self._wake_r.close()
             self._wake_w.close()
             self._stopped.set()
-
-    def _start_threads(self, jobs, count, name):
-        for number in range(count):
-            thread = threading.Thread(target=self._work, args=(jobs,),
-                                      daemon=True, name='%s-%d' % (name,
-                                                                   number))
-            self._pool.append((thread, jobs))
-            thread.start()
 
     def stop(self, timeout=30):
         """Stop accepting; let running requests finish; close everything."""
@@ -425,25 +404,15 @@ class Server:
                 return
             conn.state = connections.RUNNING
             conn.since = time.monotonic()
-            jobs = self._jobs_for(request)
+            jobs = self._request_threads.queue_for(
+                request.method, request.target.partition('?')[0],
+                request.header)
             if jobs is not None:
                 self._watch(conn, 0)
                 jobs.put((conn, request))
                 return
             self._run(conn, request)
             self._after_run(conn, advance=False)
-
-    def _jobs_for(self, request):
-        """The queue of the threads that run ``request``; None: the I/O
-        thread runs it."""
-        path = request.target.partition('?')[0]
-        if self._costly is not None and self.costly_requests(
-                request.method, path, request.header):
-            return self._costly
-        if self._queue is None and self._lane is not None and (
-                self.long_requests(request.method, path)):
-            return self._lane
-        return self._queue
 
     def _handed_back(self):
         try:
@@ -563,20 +532,10 @@ class Server:
 
     # --- running a request --------------------------------------------------
 
-    def _work(self, jobs):
-        while True:
-            item = jobs.get()
-            if item is None:
-                return
-            conn, request = item
-            try:
-                self._run(conn, request)
-            except Exception:
-                LOG.exception('Unexpected error running a request')
-                conn.out, conn.close_after = None, True
-            finally:
-                self._done.append(conn)
-                self._wake()
+    def _ran(self, conn):
+        """On a request thread: hand ``conn`` back to the I/O thread."""
+        self._done.append(conn)
+        self._wake()
 
     def _wake(self):
         try:
@@ -593,8 +552,7 @@ class Server:
             environ = wsgi_exchange.environ(
                 request, self.host, self.port,
                 conn.address[0] if conn.address else '', self.url_scheme,
-                multithread=(self.threads > 1 or self._lane is not None
-                             or self._costly is not None))
+                multithread=self._request_threads.multithread)
         except http_request.HTTPError as exc:
             status, headers, body = wsgi_exchange.error_answer(exc)
             keep_alive = False

@@ -1,0 +1,103 @@
+"""Which thread runs a whole request, for :class:`server.Server`.
+
+The server's I/O thread reads requests; this module owns the threads it
+hands some of them to, and the choice (see :mod:`server`, point 2):
+
+* with more than one request thread, a pool of that many runs every
+  request;
+* with one, the I/O thread runs each request itself, except the ones
+  ``long_requests(method, path)`` picks (pages of records:
+  :mod:`lanes`), which run one after another on a lane thread;
+* whatever the thread count, the requests ``costly_requests(method, path,
+  header)`` picks (a bcrypt check: :func:`auth.costly_requests`) run on
+  ``costly_threads`` of their own, holding up only each other.
+
+Each queue holds at most one request per connection (a connection sends
+its next request only once the previous one is answered), so the server's
+connection cap bounds them all.
+"""
+
+import queue
+import threading
+
+from oslo_log import log
+
+LOG = log.getLogger(__name__)
+
+
+class RequestThreads:
+    """The request threads of one server.
+
+    :param run: ``run(conn, request)``, what a thread does with a request.
+    :param ran: ``ran(conn)``, called on that thread once ``run`` returned
+        or raised (the server hands the connection back to its I/O
+        thread).
+    """
+
+    def __init__(self, run, ran, threads=1, long_requests=None,
+                 costly_requests=None, costly_threads=2):
+        self._run = run
+        self._ran = ran
+        self.threads = threads
+        self.long_requests = long_requests if threads == 1 else None
+        self.costly_requests = costly_requests
+        self.costly_threads = costly_threads
+        self._started = []
+        self._pool = self._lane = self._costly = None
+
+    @property
+    def multithread(self):
+        """Whether requests may run on more than one thread (WSGI's
+        ``wsgi.multithread``)."""
+        return (self.threads > 1 or self.long_requests is not None
+                or self.costly_requests is not None)
+
+    def start(self):
+        if self.threads > 1:
+            self._pool = self._start(self.threads, 'api-request')
+        elif self.long_requests is not None:
+            self._lane = self._start(1, 'api-lane')
+        if self.costly_requests is not None:
+            self._costly = self._start(self.costly_threads, 'api-costly')
+
+    def stop(self):
+        """Let each thread finish the request it runs, then end it."""
+        for _, jobs in self._started:
+            jobs.put(None)
+        for thread, _ in self._started:
+            thread.join()
+
+    def queue_for(self, method, path, header):
+        """The queue of the threads that run this request; None: the I/O
+        thread runs it."""
+        if self._costly is not None and self.costly_requests(
+                method, path, header):
+            return self._costly
+        if self._pool is None and self._lane is not None and (
+                self.long_requests(method, path)):
+            return self._lane
+        return self._pool
+
+    def _start(self, count, name):
+        jobs = queue.SimpleQueue()
+        for number in range(count):
+            thread = threading.Thread(target=self._work, args=(jobs,),
+                                      daemon=True,
+                                      name='%s-%d' % (name, number))
+            self._started.append((thread, jobs))
+            thread.start()
+        return jobs
+
+    def _work(self, jobs):
+        while True:
+            item = jobs.get()
+            if item is None:
+                return
+            conn, request = item
+            try:
+                self._run(conn, request)
+            except Exception:
+                LOG.exception('Unexpected error running a request')
+                conn.out, conn.close_after = None, True
+            finally:
+                self._ran(conn)

@@ -9,7 +9,8 @@ there is not an error (a clean-up may run twice).  Paths are relative to
 the root and may not leave it.
 
 What is written, and why, is its callers' business (the ``ipxe`` boot
-interface, :mod:`ironic_steps.drivers.modules.ipxe`).
+interface's scripts, :mod:`ironic_steps.drivers.modules.ipxe`; the
+agents' config images, :mod:`ironic_steps.drivers.modules.agent_config_media`).
 """
 
 import os
@@ -58,15 +59,18 @@ def _in_place(full, make):
                 % (full, exc.strerror or exc)) from exc
 
 
-def publish(relative: str, text: str) -> str:
-    """Write ``text`` to ``relative``, readable by the web server; its
-    absolute path."""
+def publish(relative: str, content, mode: int = 0o644) -> str:
+    """Write ``content`` (text or bytes) to ``relative``, with ``mode``
+    (readable by the web server by default; a file holding a secret
+    passes its own); its absolute path."""
     full = path(relative)
+    data = content.encode('utf-8') if isinstance(content, str) else content
 
     def write(temporary):
-        with open(temporary, 'w', encoding='utf-8') as handle:
-            handle.write(text)
-        os.chmod(temporary, 0o644)
+        # mkstemp made it 0600: never readable by others before chmod.
+        with open(temporary, 'wb') as handle:
+            handle.write(data)
+        os.chmod(temporary, mode)
 
     _in_place(full, write)
     return full

@@ -40,6 +40,7 @@ from urllib import parse
 from oslo_log import log
 import pycdlib
 
+from ironic_steps.common import http_root
 from ironic_steps.conf import CONF
 from ironic_steps.drivers.modules import agent_client
 from ironic_steps import release_mappings
@@ -61,11 +62,13 @@ def enabled() -> bool:
 
 
 def api_url() -> str:
-    """The API's URL as the agent reaches it (``[conductor] api_url``)."""
+    """The API's URL as the agent reaches it to look up and heartbeat
+    (``[conductor] api_url``), whatever hands it to the agent (this
+    config image, an iPXE script's ``ipa-api-url``)."""
     if CONF.conductor.api_url:
-        return CONF.conductor.api_url
+        return CONF.conductor.api_url.rstrip('/')
     if CONF.api.public_endpoint:
-        return CONF.api.public_endpoint
+        return CONF.api.public_endpoint.rstrip('/')
     scheme = 'https' if CONF.api.enable_ssl_api else 'http'
     host = CONF.api.host_ip
     host = '[%s]' % host if ':' in host else host
@@ -99,16 +102,13 @@ def publish(node) -> str:
     Call only when :func:`enabled`.
     """
     withdraw(node)
-    token = mint_token(node)
+    token = secrets.token_urlsafe(32)
     name = '%s-%s.iso' % (node.uuid, secrets.token_hex(16))
-    path = os.path.join(CONF.deploy.http_root, name)
-    image = build(parameters(token))
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
-                 CONF.deploy.file_permission)
-    with os.fdopen(fd, 'wb') as out:
-        # Whatever the umask: the mode the operator chose.
-        os.fchmod(out.fileno(), CONF.deploy.file_permission)
-        out.write(image)
+    # Written first: a root that cannot be written (400 naming it) leaves
+    # the node without a token no agent could get.
+    http_root.publish(name, build(parameters(token)),
+                      mode=CONF.deploy.file_permission)
+    _store_token(node, token)
     LOG.debug('Node %s: its agent token is on a config image in %s',
               node.uuid, CONF.deploy.http_root)
     return parse.urljoin(CONF.deploy.http_url.rstrip('/') + '/', name)
@@ -120,9 +120,13 @@ def mint_token(node) -> str:
     ``driver_internal_info`` (saved with the node), so every lookup sees it
     masked."""
     token = secrets.token_urlsafe(32)
+    _store_token(node, token)
+    return token
+
+
+def _store_token(node, token):
     node.driver_internal_info = dict(node.driver_internal_info or {},
                                      **{agent_client.TOKEN_KEY: token})
-    return token
 
 
 def forget_token(node) -> None:
@@ -136,9 +140,6 @@ def forget_token(node) -> None:
 
 def withdraw(node) -> None:
     """Remove ``node``'s config images from ``http_root``, if any."""
-    for path in glob.glob(os.path.join(
+    for found in glob.glob(os.path.join(
             glob.escape(CONF.deploy.http_root), '%s-*.iso' % node.uuid)):
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        http_root.remove(os.path.basename(found))

@@ -31,8 +31,8 @@ from oslo_log import log
 
 from ironic_steps.common import exception
 from ironic_steps.common import http_root
-from ironic_steps.conf import CONF
 from ironic_steps.drivers import base
+from ironic_steps.drivers.modules import agent_config_media
 
 LOG = log.getLogger(__name__)
 
@@ -113,26 +113,20 @@ def deploy_images(node, needed_by=None):
     return info[KERNEL], info[RAMDISK]
 
 
-def api_url() -> str:
-    """The API's URL the agent calls back (lookup, heartbeat)."""
-    if CONF.api.public_endpoint:
-        return CONF.api.public_endpoint.rstrip('/')
-    host = CONF.api.host_ip
-    if ':' in host:
-        host = '[%s]' % host
-    return 'http://%s:%d' % (host, CONF.api.port)
-
-
 def node_script(node) -> str:
     """The iPXE script that boots ``node``'s agent."""
     kernel, ramdisk = deploy_images(node)
     extra = (node.driver_info or {}).get(APPEND_PARAMS) or ''
-    if not isinstance(extra, str) or '\n' in extra:
+    if not isinstance(extra, str) or any(
+            ord(character) < 0x20 or character == '\x7f'
+            for character in extra):
         raise exception.InvalidParameterValue(
             err='driver_info/%s of node %s must be a string of kernel '
-                'parameters on one line' % (APPEND_PARAMS, node.uuid))
+                'parameters on one line, without control characters'
+                % (APPEND_PARAMS, node.uuid))
     params = ' '.join(part for part in (
-        extra.strip(), 'BOOTIF=${mac}', 'ipa-api-url=%s' % api_url()) if part)
+        extra.strip(), 'BOOTIF=${mac}',
+        'ipa-api-url=%s' % agent_config_media.api_url()) if part)
     return NODE_SCRIPT % {'node': node.uuid, 'kernel': kernel,
                           'ramdisk': ramdisk, 'params': params}
 

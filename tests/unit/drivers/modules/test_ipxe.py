@@ -68,6 +68,24 @@ class ScriptTest(base.TestCase):
                                 kernel_append_params='a\nchain evil')
         self.assertIn('driver_info/kernel_append_params', str(exc))
 
+    @ddt.data('a\rchain evil', 'a\x1b[2Jb', 'a\x00b', 'a\tb')
+    def test_append_params_with_any_control_character_are_refused(
+            self, params):
+        exc = self.assertRaises(exception.InvalidParameterValue,
+                                self.script_lines,
+                                kernel_append_params=params)
+        self.assertIn('driver_info/kernel_append_params', str(exc))
+
+    def test_the_conductors_api_url_wins_as_for_the_config_image(self):
+        # One answer to "where does the agent call back", whatever hands
+        # it to the agent.
+        self.config(public_endpoint='https://public.example.org',
+                    group='api')
+        self.config(api_url='https://agents.example.org:6385/',
+                    group='conductor')
+        self.assertIn('ipa-api-url=https://agents.example.org:6385 ',
+                      self.script_lines()[7])
+
     @ddt.data({}, {'deploy_kernel': KERNEL}, {'deploy_ramdisk': RAMDISK})
     def test_a_missing_kernel_or_ramdisk_is_named_with_both_keys(
             self, driver_info):
@@ -127,6 +145,12 @@ class HttpRootTest(base.TestCase):
         for relative in ('../etc/passwd', '/etc/passwd', '.', 'a/../..'):
             self.assertRaises(exception.InvalidParameterValue,
                               http_root.publish, relative, 'x')
+
+    def test_bytes_are_published_with_the_mode_asked(self):
+        path = http_root.publish('secret.iso', b'\x00\x01', mode=0o600)
+        with open(path, 'rb') as published:
+            self.assertEqual(b'\x00\x01', published.read())
+        self.assertEqual(0o600, os.stat(path).st_mode & 0o777)
 
     def test_a_root_that_cannot_be_written_is_named(self):
         blocker = os.path.join(self.root, 'file')

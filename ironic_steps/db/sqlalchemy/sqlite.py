@@ -23,7 +23,9 @@
   calls into SQLite cost more than their own time: each lets another
   thread take the GIL, and getting it back is a context switch.  Node
   reads, locks and transitions are lone statements
-  (:func:`one_statement`).
+  (:func:`one_statement`).  Several statements that must agree share a
+  transaction whose BEGIN goes straight to the driver
+  (:func:`transaction`).
 """
 
 import contextlib
@@ -112,6 +114,32 @@ def one_statement(engine):
             # (Only here: reading ``info`` of a connection the server
             # closed raises, and would hide why it was closed.)
             connection.info.pop(_OSLO_DB_IN_TRANSACTION, None)
+
+
+@contextlib.contextmanager
+def transaction(engine):
+    """A connection in a transaction of its own, committed when the block
+    ends (rolled back if it raises), on a tuned SQLite ``engine``.
+
+    oslo.db would run its BEGIN as a statement through SQLAlchemy, with
+    the events and bookkeeping of one, and take the connection through its
+    transaction context: together a sixth of a step transition's CPU.
+    Here BEGIN is handed to the driver's connection, and SQLAlchemy's
+    commit (the driver's) ends the transaction SQLite then holds.
+    """
+    with engine.connect() as connection:
+        connection.info[_OSLO_DB_IN_TRANSACTION] = True
+        try:
+            connection.connection.driver_connection.execute('BEGIN')
+            yield connection
+            connection.commit()
+        finally:
+            connection.info.pop(_OSLO_DB_IN_TRANSACTION, None)
+
+
+def is_tuned(engine):
+    """Whether ``engine`` is a file-based SQLite engine set up here."""
+    return getattr(engine, _TUNED, False)
 
 
 def write_lock(engine):

@@ -55,9 +55,26 @@ class SQLiteTuningTest(base.TestCase):
                 sa.text('SELECT count(*) FROM nodes')).scalar())
 
     def statements_of(self, call):
-        with base.SQLStatements() as recorded:
+        """The verbs of what SQLite itself ran during ``call``: its trace
+        callback sees the BEGIN and COMMIT that go straight to the driver,
+        which SQLAlchemy's events do not."""
+        engine = sqlalchemy_api.get_engine()
+        seen = []
+
+        def trace(dbapi_connection, *_):
+            dbapi_connection.set_trace_callback(seen.append)
+
+        def untrace(dbapi_connection, *_):
+            dbapi_connection.set_trace_callback(None)
+
+        sa.event.listen(engine, 'checkout', trace)
+        sa.event.listen(engine, 'checkin', untrace)
+        try:
             call()
-        return recorded.verbs()
+        finally:
+            sa.event.remove(engine, 'checkout', trace)
+            sa.event.remove(engine, 'checkin', untrace)
+        return [statement.split()[0].upper() for statement in seen]
 
     def test_lone_node_reads_and_writes_run_without_begin(self):
         # Each is one statement, atomic on its own: a BEGIN and a COMMIT
@@ -75,5 +92,33 @@ class SQLiteTuningTest(base.TestCase):
         self.assertIsNone(stored.reservation)
 
     def test_a_node_creation_is_still_one_transaction(self):
-        self.assertEqual(['BEGIN', 'INSERT', 'SELECT'],
+        self.assertEqual(['BEGIN', 'INSERT', 'SELECT', 'COMMIT'],
                          self.statements_of(self.create_node))
+
+    def test_a_transaction_that_fails_leaves_nothing_behind(self):
+        # The node and its history in one transaction: an INSERT that
+        # fails takes the node's change back with it.
+        node = self.create_node()
+        engine = sqlalchemy_api.get_engine()
+
+        def refuse(conn, cursor, statement, *args):
+            if statement.upper().startswith('INSERT INTO NODE_STEP_HISTORY'):
+                raise sa.exc.OperationalError(statement, {}, Exception('x'))
+
+        sa.event.listen(engine, 'before_cursor_execute', refuse)
+        try:
+            with sqlalchemy_api._writer() as connection:
+                connection.execute(sa.text(
+                    "UPDATE nodes SET extra = '{\"a\": 1}' WHERE id = :id"),
+                    {'id': node.id})
+                self.assertRaises(
+                    sa.exc.OperationalError, connection.execute, sa.text(
+                        "INSERT INTO node_step_history (node_id) "
+                        "VALUES (:id)"), {'id': node.id})
+                raise RuntimeError('the block fails')
+        except RuntimeError:
+            pass
+        finally:
+            sa.event.remove(engine, 'before_cursor_execute', refuse)
+        self.assertEqual({}, objects.Node.get(self.context, node.uuid).extra
+                         or {})

@@ -101,6 +101,22 @@ class MariaDBDatabase(_ServerDatabase):
     server = mariadb.MariaDBServer
 
 
+class StatementHook(fixtures.Fixture):
+    """Calls ``hook(conn, cursor, statement, ...)`` before each statement
+    the database API runs, on every engine it runs them on; a hook may
+    raise to make the statement fail."""
+
+    def __init__(self, hook):
+        super().__init__()
+        self.hook = hook
+
+    def _setUp(self):
+        for engine in sqlalchemy_api.statement_engines():
+            sa.event.listen(engine, 'before_cursor_execute', self.hook)
+            self.addCleanup(sa.event.remove, engine,
+                            'before_cursor_execute', self.hook)
+
+
 class SQLStatements(fixtures.Fixture):
     """Records the SQL statements the database API runs while in use."""
 
@@ -108,10 +124,7 @@ class SQLStatements(fixtures.Fixture):
 
     def _setUp(self):
         self.statements = []
-        engine = sqlalchemy_api.get_engine()
-        sa.event.listen(engine, 'before_cursor_execute', self._record)
-        self.addCleanup(sa.event.remove, engine, 'before_cursor_execute',
-                        self._record)
+        self.useFixture(StatementHook(self._record))
 
     def _record(self, conn, cursor, statement, *args):
         self.statements.append(statement.strip())

@@ -38,7 +38,7 @@ class AgentEndpoints:
         """
         self._acquire = acquire
         self._reserve_worker = reserve_worker
-        self._known_tokens = agent_tokens.KnownTokens()
+        self._known_tokens = agent_tokens.KNOWN
 
     @endpoint_base.expected
     def get_node_with_token(self, context, node_id):

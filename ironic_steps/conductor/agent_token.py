@@ -157,6 +157,19 @@ class KnownTokens:
         self.remember(node_id, token)
 
 
+#: This process's: its conductors' heartbeats and the flows they park.
+KNOWN = KnownTokens()
+
+
+def park(node):
+    """A flow parks ``node`` (saved) for its agent: the token it holds,
+    made here for the agent ahead of its boot, is known, so the agent's
+    first heartbeat reads nothing before the lock."""
+    token = (node.driver_internal_info or {}).get(TOKEN_KEY)
+    if token:
+        KNOWN.remember(node.uuid, token)
+
+
 def forget_agent(node):
     """Drop the token and the agent's URL (saved with the node's next
     save): the agent the machine boots next looks up afresh."""

@@ -273,6 +273,7 @@ def wait(task, flow, step=None):
     """The current step goes on asynchronously: park the node."""
     task.process_event(states.EVENT_WAIT)
     task.save_and_release()
+    agent_token.park(task.node)
     LOG.info('Node %s waits for %s', task.node.uuid,
              step.label if step else 'its agent')
     return Outcome.WAIT

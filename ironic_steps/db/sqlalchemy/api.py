@@ -82,6 +82,12 @@ def get_engine():
     return _tune(_get_facade().writer.get_engine())
 
 
+def statement_engines():
+    """Every engine this API runs statements on, for listeners of
+    statements (tests, tools)."""
+    return sqlite.engines(get_engine())
+
+
 def _tune(engine):
     return _watch(mysql.tune(sqlite.tune(engine)))
 

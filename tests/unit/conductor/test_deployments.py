@@ -195,6 +195,24 @@ class FakeAgentTokenTest(base.ConductorTestCase):
         self.assertIsNone(node.last_error)
         self.assertNotIn(agent_token.TOKEN_KEY, node.driver_internal_info)
 
+    def test_the_agents_heartbeat_reads_nothing_before_its_lock(self):
+        # The flow that parked the node with the token remembers it.
+        node = self.deploy_until_the_agent_is_due()
+        token = objects.Node.get(self.context, node.uuid).driver_internal_info[
+            agent_token.TOKEN_KEY]
+        self.assertTrue(agent_token.KNOWN.knows(node.uuid, token))
+        self.assertFalse(agent_token.KNOWN.knows(node.uuid, 't' * 43))
+        recorded = self.useFixture(base.SQLStatements())
+        objects.Node.reserve(self.context, 'someone-else', node.id)
+        self.assertRaises(exception.NodeLocked, self.rpcapi.heartbeat,
+                          self.context, node.uuid, agent_token=token)
+        # The reserve above, then the heartbeat's own try of the lock.
+        self.assertEqual(['UPDATE', 'UPDATE'], recorded.verbs()[:2])
+        objects.Node.release(self.context, 'someone-else', node.id)
+        self.assertEqual(states.ACTIVE,
+                         self.wait_for_state(node, states.ACTIVE)
+                         .provision_state)
+
     def test_pinned_to_0_13_the_first_lookup_hands_the_token_out(self):
         self.config(pin_release_version='0.13')
         node = self.deploy_until_the_agent_is_due()

@@ -99,14 +99,12 @@ class SQLiteTuningTest(base.TestCase):
         # The node and its history in one transaction: an INSERT that
         # fails takes the node's change back with it.
         node = self.create_node()
-        engine = sqlalchemy_api.get_engine()
 
         def refuse(conn, cursor, statement, *args):
             if statement.upper().startswith('INSERT INTO NODE_STEP_HISTORY'):
                 raise sa.exc.OperationalError(statement, {}, Exception('x'))
 
-        sa.event.listen(engine, 'before_cursor_execute', refuse)
-        try:
+        with base.StatementHook(refuse), self.assertRaises(RuntimeError):
             with sqlalchemy_api._writer() as connection:
                 connection.execute(sa.text(
                     "UPDATE nodes SET extra = '{\"a\": 1}' WHERE id = :id"),
@@ -116,9 +114,26 @@ class SQLiteTuningTest(base.TestCase):
                         "INSERT INTO node_step_history (node_id) "
                         "VALUES (:id)"), {'id': node.id})
                 raise RuntimeError('the block fails')
-        except RuntimeError:
-            pass
-        finally:
-            sa.event.remove(engine, 'before_cursor_execute', refuse)
         self.assertEqual({}, objects.Node.get(self.context, node.uuid).extra
                          or {})
+
+    def test_node_writes_run_on_an_engine_without_listeners(self):
+        # oslo.db's begin/commit/rollback listeners make SQLAlchemy look
+        # up events around every statement of their engine.
+        engines = sqlalchemy_api.statement_engines()
+        self.assertEqual(2, len(engines))
+        for event in ('begin', 'commit', 'rollback'):
+            self.assertNotEqual([], list(getattr(engines[0].dispatch, event)))
+            self.assertEqual([], list(getattr(engines[1].dispatch, event)))
+        self.assertIs(engines[0].pool, engines[1].pool)
+        node = self.create_node()
+        used = []
+        record = used.append
+        sa.event.listen(engines[1], 'engine_connect', record)
+        self.addCleanup(sa.event.remove, engines[1], 'engine_connect',
+                        record)
+        node.extra = {'x': 1}
+        node.save()
+        self.assertEqual(1, len(used))
+        self.assertEqual({'x': 1},
+                         objects.Node.get(self.context, node.uuid).extra)

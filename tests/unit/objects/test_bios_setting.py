@@ -92,21 +92,17 @@ class BIOSSettingTest(base.TestCase):
         self.replace({'Kept': 'same', 'Changed': 'old', 'Gone': 'x'})
         # Given a database that fails the replacement's last write (the
         # insert of the new setting), after its delete and update ran
-        engine = sqlalchemy_api.get_engine()
 
         def fail_inserts(conn, cursor, statement, *args):
             if statement.lstrip().upper().startswith('INSERT'):
                 raise _FailingStatement(statement)
 
-        sa.event.listen(engine, 'before_cursor_execute', fail_inserts)
-        try:
-            with base.SQLStatements() as recorded:
-                # (oslo.db wraps what the database driver raises)
-                self.assertRaises(db_exc.DBError, self.replace,
-                                  {'Kept': 'same', 'Changed': 'new',
-                                   'New': 'y'})
-        finally:
-            sa.event.remove(engine, 'before_cursor_execute', fail_inserts)
+        with base.StatementHook(fail_inserts), \
+                base.SQLStatements() as recorded:
+            # (oslo.db wraps what the database driver raises)
+            self.assertRaises(db_exc.DBError, self.replace,
+                              {'Kept': 'same', 'Changed': 'new',
+                               'New': 'y'})
         self.assertIn('DELETE', recorded.verbs())
         self.assertIn('UPDATE', recorded.verbs())
         # Then nothing of it was kept

@@ -157,8 +157,8 @@ def _record(task, flow, flow_run, outcome, error, started_at, **step):
     when it ends, for a flow's end)."""
     node = task.node
     finished_at = timeutils.utcnow(with_timezone=True)
-    node.record_with_next_save(objects.NodeStepHistory(
-        task.context, node_id=node.id, flow=flow.kind, flow_run=flow_run,
+    node.record_with_next_save(objects.NodeStepHistory.new_row(
+        node_id=node.id, flow=flow.kind, flow_run=flow_run,
         started_at=started_at or finished_at, finished_at=finished_at,
         outcome=outcome, error=error and masking.mask_text(error), **step))
     try:

@@ -342,16 +342,12 @@ class Node(base.IronicStepsObject, ovo_base.VersionedObjectDictCompat):
             return self.dbapi.update_node(self.id, changes, release=release,
                                           fence=fence)
 
-    def record_with_next_save(self, entry):
-        """Have ``entry`` (a :class:`NodeStepHistory` of a step of this
-        node that ended) inserted by this node's next :meth:`save`, in its
-        transaction: the node and its history never disagree, and a step
-        transition costs one write.
-
-        :raises NotInPinnedRelease: pinned to a release without history.
-        """
-        self.__dict__.setdefault(_ENDED_STEPS, []).append(
-            entry.values_to_insert())
+    def record_with_next_save(self, row):
+        """Have ``row`` (a :meth:`NodeStepHistory.new_row` of a step of
+        this node that ended) inserted by this node's next :meth:`save`,
+        in its transaction: the node and its history never disagree, and
+        a step transition costs one write."""
+        self.__dict__.setdefault(_ENDED_STEPS, []).append(row)
 
     def destroy(self, context=None):
         """Delete the node; its traits and BIOS settings go with it."""

@@ -162,6 +162,23 @@ class NodeStepHistory(base.IronicStepsObject,
             found.setdefault(row.node_id, []).append(row)
         return found
 
+    @classmethod
+    def new_row(cls, **values):
+        """The row of a new entry, from its field values, for
+        :meth:`Node.record_with_next_save`: an entry is written once and
+        never changed, and every step transition writes one, so no object
+        is built for it (its fields' checks cost a twelfth of a deploy).
+
+        :raises NotInPinnedRelease: pinned to a release without history.
+        :raises ValueError: naming a value that is not a field.
+        """
+        cls.check_in_pinned_release('Step history')
+        unknown = values.keys() - cls.fields.keys()
+        if unknown:
+            raise ValueError('Not fields of a step history entry: %s'
+                             % ', '.join(sorted(unknown)))
+        return values
+
     def create(self, context=None):
         """Record this entry: one INSERT.
 

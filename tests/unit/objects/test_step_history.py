@@ -122,7 +122,7 @@ class StepHistoryTest(base.TestCase):
             step=step, args={}, priority=50, started_at=_START,
             finished_at=_START, outcome='success')
         fields.pop(without, None)
-        return NodeStepHistory(self.context, **fields)
+        return NodeStepHistory.new_row(**fields)
 
     def test_entries_recorded_with_the_node_are_written_by_its_next_save(
             self):
@@ -178,3 +178,12 @@ class StepHistoryTest(base.TestCase):
         self.assertIn('0.6', str(exc))
         self.config(pin_release_version=None)
         self.assertEqual([], self.steps())
+
+    def test_a_new_row_is_refused_while_pinned_before_0_6_or_if_not_fields(
+            self):
+        self.config(pin_release_version='0.5')
+        self.assertRaises(exception.NotInPinnedRelease, self.entry, 'one')
+        self.config(pin_release_version=None)
+        exc = self.assertRaises(ValueError, NodeStepHistory.new_row,
+                                step='one', colour='blue', size=3)
+        self.assertIn('colour, size', str(exc))

@@ -173,9 +173,11 @@ def register_bench_driver(deploy_cls):
 class StatementCounter:
     """Counts SQL statements, writes and explicit transactions while active.
 
-    oslo.db wraps a multi-statement SQLite transaction in an explicit
-    ``BEGIN``: those are counted as transactions, not as statements.  Lone
-    statements (node reads, locks, transitions) run without one.
+    A multi-statement SQLite transaction opens with an explicit ``BEGIN``,
+    counted as a transaction, not as a statement.  Lone statements (node
+    reads, locks, transitions) run without one.  The database API hands
+    its BEGINs to the driver's connection, past SQLAlchemy's events: they
+    are counted from SQLite's own trace of each connection lent out.
     """
 
     _WRITES = ('INSERT', 'UPDATE', 'DELETE')
@@ -190,18 +192,25 @@ class StatementCounter:
         self._lock = threading.Lock()
         sa.event.listen(sa.engine.Engine, 'before_cursor_execute',
                         self._on_statement)
+        sa.event.listen(sa.pool.Pool, 'checkout', self._trace_driver)
+
+    def _trace_driver(self, dbapi_connection, *_):
+        if hasattr(dbapi_connection, 'set_trace_callback'):   # SQLite
+            dbapi_connection.set_trace_callback(self._on_driver_statement)
+
+    def _on_driver_statement(self, statement):
+        if self.active and statement == 'BEGIN':
+            with self._lock:
+                self.transactions += 1
 
     def _on_statement(self, conn, cursor, statement, *args):
-        if self.active:
+        if self.active and statement != 'BEGIN':
             with self._lock:
-                if statement == 'BEGIN':
-                    self.transactions += 1
-                else:
-                    self.statements += 1
-                    if statement.lstrip().upper().startswith(self._WRITES):
-                        self.writes += 1
-                    if self._HISTORY_TABLE in statement:
-                        self.history += 1
+                self.statements += 1
+                if statement.lstrip().upper().startswith(self._WRITES):
+                    self.writes += 1
+                if self._HISTORY_TABLE in statement:
+                    self.history += 1
 
 
 class ThreadProfiles:

@@ -117,6 +117,15 @@ class StatementHook(fixtures.Fixture):
                             'before_cursor_execute', self.hook)
 
 
+_BEGIN_RECORDERS = []
+
+
+def _record_begin(statement):
+    if statement == 'BEGIN':
+        for recorder in list(_BEGIN_RECORDERS):
+            recorder.statements.append(statement)
+
+
 class SQLStatements(fixtures.Fixture):
     """Records the SQL statements the database API runs while in use."""
 
@@ -125,9 +134,28 @@ class SQLStatements(fixtures.Fixture):
     def _setUp(self):
         self.statements = []
         self.useFixture(StatementHook(self._record))
+        # The database API hands BEGIN to SQLite's driver, past
+        # SQLAlchemy's events: SQLite's own trace of each connection lent
+        # out sees it (one trace for every recorder active).
+        _BEGIN_RECORDERS.append(self)
+        self.addCleanup(_BEGIN_RECORDERS.remove, self)
+        pool = sqlalchemy_api.get_engine().pool
+        for event, listener in (('checkout', self._trace),
+                                ('checkin', self._untrace)):
+            sa.event.listen(pool, event, listener)
+            self.addCleanup(sa.event.remove, pool, event, listener)
 
     def _record(self, conn, cursor, statement, *args):
-        self.statements.append(statement.strip())
+        if statement.strip() != 'BEGIN':
+            self.statements.append(statement.strip())
+
+    def _trace(self, dbapi_connection, *_):
+        if hasattr(dbapi_connection, 'set_trace_callback'):   # SQLite
+            dbapi_connection.set_trace_callback(_record_begin)
+
+    def _untrace(self, dbapi_connection, *_):
+        if hasattr(dbapi_connection, 'set_trace_callback'):
+            dbapi_connection.set_trace_callback(None)
 
     def verbs(self):
         """The first word of each statement: ['BEGIN', 'INSERT', ...]."""

@@ -16,6 +16,7 @@ are answered in Ironic's JSON error format (:mod:`errors`).
 """
 
 import flask
+from werkzeug import routing
 
 from ironic_steps.api import auth
 from ironic_steps.api.controllers import allocations
@@ -68,6 +69,26 @@ _BLUEPRINTS = (root.blueprint, nodes.blueprint, node_states.blueprint,
                node_vmedia.blueprint, inspection_rules.blueprint)
 
 
+class _Route(routing.Rule):
+    """A route whose URL builder is made the first time it builds a URL.
+
+    werkzeug compiles two functions per route to build its URLs
+    (``url_for``) as each route is added: five sixths of making the app
+    (50 ms for 131 routes, once per service, and once per API test), for
+    an API that never builds a URL from a route.  Matching is unchanged.
+    """
+
+    def _compile_builder(self, append_unknown=True):
+        compiled = []
+
+        def build(route, *args, **kwargs):
+            if not compiled:
+                compiled.append(super(_Route, route)._compile_builder(
+                    append_unknown))
+            return compiled[0](route, *args, **kwargs)
+        return build
+
+
 def _prepare_request():
     environ = flask.request.environ
     flask.g.version = versions.of(environ)
@@ -78,7 +99,9 @@ def _prepare_request():
 
 def create_app():
     """A WSGI application (a Flask app) serving the v1 API."""
-    app = flask.Flask('ironic_steps.api')
+    # No static folder: Flask would route /static/<path> to one.
+    app = flask.Flask('ironic_steps.api', static_folder=None)
+    app.url_rule_class = _Route
     app.url_map.strict_slashes = False
     # Built here, not at import: it reads the transport and the pin.
     app.extensions[_RPCAPI] = rpcapi.ConductorAPI()

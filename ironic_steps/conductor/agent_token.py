@@ -162,9 +162,11 @@ KNOWN = KnownTokens()
 
 
 def park(node):
-    """A flow parks ``node`` (saved) for its agent: the token it holds,
-    made here for the agent ahead of its boot, is known, so the agent's
-    first heartbeat reads nothing before the lock."""
+    """A flow parks ``node`` for its agent: the token it holds, made here
+    for the agent ahead of its boot, is known, so the agent's first
+    heartbeat reads nothing before the lock.  (Known before the node is
+    saved, or the agent could be first; if the save fails the token
+    known is stale, which the check under the lock refuses.)"""
     token = (node.driver_internal_info or {}).get(TOKEN_KEY)
     if token:
         KNOWN.remember(node.uuid, token)

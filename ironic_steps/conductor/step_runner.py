@@ -272,8 +272,9 @@ def _executor(task, flow, step):
 def wait(task, flow, step=None):
     """The current step goes on asynchronously: park the node."""
     task.process_event(states.EVENT_WAIT)
-    task.save_and_release()
+    # Before the node shows it waits: its agent may heartbeat at once.
     agent_token.park(task.node)
+    task.save_and_release()
     LOG.info('Node %s waits for %s', task.node.uuid,
              step.label if step else 'its agent')
     return Outcome.WAIT

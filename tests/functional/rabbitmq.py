@@ -9,6 +9,7 @@ restarting the Erlang node.
 """
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -48,6 +49,13 @@ class RabbitMQServer(fixtures.Fixture):
             conf.write('listeners.tcp.default = 127.0.0.1:%d\n' % self.port)
         with open(os.path.join(self.home, 'enabled_plugins'), 'w') as conf:
             conf.write('[].\n')
+        # The cookie made before any Erlang node starts: otherwise the
+        # server and the first rabbitmqctl race to create it, and the one
+        # that reads it half-written dies ("read_cookie ... eof").
+        cookie = os.path.join(self.home, '.erlang.cookie')
+        with open(os.open(cookie, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                          0o400), 'w') as handle:
+            handle.write(secrets.token_hex(20).upper())
         self.env = dict(
             os.environ, HOME=self.home,
             ERL_EPMD_ADDRESS='127.0.0.1', ERL_EPMD_PORT=str(epmd_port),

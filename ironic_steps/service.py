@@ -21,7 +21,6 @@ failed cleanly by the next start (see
 import faulthandler
 import os
 import signal
-import sys
 import threading
 
 from oslo_config import cfg
@@ -48,9 +47,6 @@ from ironic_steps import version
 LOG = log.getLogger(__name__)
 
 _log_registered = False
-#: Seconds a thread runs before another waiting for the interpreter may
-#: (see Service._start_api).
-_SWITCH_INTERVAL = 0.001
 
 
 def prepare_service(argv, before_logging=None):
@@ -252,14 +248,6 @@ class Service:
         # Kept once it listens: a service that could not has no server
         # to stop.
         self.server = api_server
-        if self.server.long_requests is not None:
-            # The I/O thread gives up the interpreter at each wait for I/O
-            # (several per request) and, while the lane or a conductor
-            # worker computes, gets it back only after a switch interval:
-            # 5 ms by default made a node GET take 22 ms beside a page of
-            # 1,000 ports; 1 ms makes it 8 ms, at no cost measured to the
-            # deploy rate (benchmarks/HISTORY.md, "port-heavy").
-            sys.setswitchinterval(_SWITCH_INTERVAL)
         threading.Thread(target=self.server.serve, name='api-server',
                          daemon=True).start()
 

@@ -170,16 +170,28 @@ class AllInOneApiTest(base.TestCase):
         self.assertEqual(3, self.start_service().server.threads)
 
     def test_lists_across_the_deployment_run_on_the_lane(self):
-        self.addCleanup(sys.setswitchinterval, sys.getswitchinterval())
-        server = self.start_service().server
-        is_long = server.long_requests
+        usual = sys.getswitchinterval()
+        svc = self.start_service()
+        is_long = svc.server.long_requests
         self.assertTrue(is_long('GET', '/v1/ports'))
         self.assertTrue(is_long('GET', '/v1/nodes/detail'))
         self.assertFalse(is_long('GET', '/v1/nodes/some-node'))
         self.assertFalse(is_long('GET', '/v1/nodes/some-node/ports'))
         self.assertFalse(is_long('POST', '/v1/nodes'))
-        # So that the I/O thread gets the interpreter back quickly.
-        self.assertEqual(0.001, sys.getswitchinterval())
+        # The interpreter changes threads quickly only while the lane runs
+        # a request (so that the I/O thread gets it back soon).
+        self.assertEqual(usual, sys.getswitchinterval())
+        seen = []
+        real_run = svc.server._request_threads._run
+
+        def run(conn, request):
+            seen.append(sys.getswitchinterval())
+            return real_run(conn, request)
+
+        svc.server._request_threads._run = run
+        self.assertEqual(200, self.request(svc, 'GET', '/v1/ports')[0])
+        self.assertEqual([0.001], seen)
+        self.assertEqual(usual, sys.getswitchinterval())
 
     def test_with_a_pool_there_is_no_lane(self):
         self.config(api_workers=3, group='api')

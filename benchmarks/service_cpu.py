@@ -1,0 +1,128 @@
+"""The service's CPU per deploy and per node GET, over its REST API.
+
+Where the side-by-side (``compare_with_ironic.py``) gives rates and
+latencies, which move with how much of the machine each system gets, this
+gives what each operation costs the service: the CPU seconds (user and
+system, from ``/proc``) the all-in-one process spent during the deploy
+phase of ``deploy_workload.py``'s workload, per node deployed, and during
+a burst of ``GET /v1/nodes/{uuid}``, per GET.  The client is the same
+standard-library one (``deploy_workload.py``'s, concurrency 8); each
+repetition starts a fresh service on a fresh SQLite file.
+
+On a shared virtual machine a run's CPU per operation still moves with
+what the host does (a tenth, at times a fifth): compare commits
+interleaved, over several repetitions, and read medians.
+
+Usage::
+
+    python3 benchmarks/service_cpu.py --nodes 500 --gets 2000 --reps 3 \\
+        --out benchmarks/results/<date>-service-cpu.jsonl
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import types
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import compare_with_ironic as compare  # noqa: E402
+
+
+def _workload_module(bench_dir):
+    sys.path.insert(0, bench_dir)
+    import deploy_workload
+    return deploy_workload
+
+
+def _cpu_seconds(pid):
+    """User and system CPU seconds the service has used (its own)."""
+    own, _reaped = compare.cpu_snapshot(pid)[pid]
+    return own
+
+
+def one_run(args, workload):
+    service = compare.OurService(types.SimpleNamespace(
+        workers_pool_size=None, ironic_steps=args.ironic_steps,
+        ironic_steps_extra_conf=None, start_timeout=90))
+    pid = service.start()
+    try:
+        options = workload.build_parser().parse_args(
+            ['--endpoint', service.endpoint, '--nodes', str(args.nodes),
+             '--gets', str(args.gets), '--quiet'])
+        options.node_extra = {}
+        options.name_prefix = 'cpu-%s' % uuid.uuid4().hex[:8]
+        options.resource_class = options.name_prefix
+        client = workload.Client(
+            service.endpoint,
+            {'Accept': 'application/json',
+             'X-OpenStack-Ironic-API-Version': 'latest'}, 60, 5)
+        run = workload.Run(options, client)
+        nodes, _, _ = run.enroll()
+        uuids = [node['uuid'] for node in nodes]
+        for target, want, origin in (('manage', 'manageable', 'enroll'),
+                                     ('provide', 'available', 'manageable')):
+            accepted, started, _, _ = run.provision(target, uuids, target)
+            run.wait_for(target, accepted, want, origin, started)
+        time.sleep(1)   # the last transitions' work done
+
+        before = _cpu_seconds(pid)
+        accepted, started, _, _ = run.provision('deploy', uuids, 'active')
+        done_at, _, active = run.wait_for('deploy', accepted, 'active',
+                                          'available', started)
+        deploy_cpu = _cpu_seconds(pid) - before
+        time.sleep(1)
+
+        before = _cpu_seconds(pid)
+        gets = run.gets(active)
+        get_cpu = _cpu_seconds(pid) - before
+        return {
+            'nodes': args.nodes, 'active': len(active),
+            'deploy_s': round(done_at - started, 3),
+            'nodes_per_s': round(len(active) / (done_at - started), 1),
+            'cpu_ms_per_deploy': round(1000 * deploy_cpu / len(active), 2),
+            'gets': args.gets, 'get_errors': gets.get('get_errors'),
+            'get_p50_ms': gets.get('get_p50_ms'),
+            'cpu_ms_per_get': round(1000 * get_cpu / args.gets, 3),
+            'failures': len(run.failures),
+        }
+    finally:
+        service.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--nodes', type=int, default=500)
+    parser.add_argument('--gets', type=int, default=2000)
+    parser.add_argument('--reps', type=int, default=3)
+    parser.add_argument('--bench-dir', default=compare.DEFAULT_BENCH_DIR,
+                        help='holds deploy_workload.py')
+    parser.add_argument('--ironic-steps', default=os.path.join(
+        compare.REPO, '.venv', 'bin', 'ironic-steps'))
+    parser.add_argument('--out', default=None,
+                        help='append one JSON line per run to this file')
+    args = parser.parse_args()
+    workload = _workload_module(args.bench_dir)
+    commit = compare.git_state()['commit']
+    results = []
+    for rep in range(1, args.reps + 1):
+        result = dict(one_run(args, workload), rep=rep, commit=commit)
+        results.append(result)
+        print(json.dumps(result), flush=True)
+        if args.out:
+            with open(args.out, 'a') as out:
+                out.write(json.dumps(result) + '\n')
+    print('medians over %d runs: %.2f ms CPU per deploy, %.3f ms CPU per '
+          'GET, GET p50 %.2f ms' % (
+              len(results),
+              statistics.median(r['cpu_ms_per_deploy'] for r in results),
+              statistics.median(r['cpu_ms_per_get'] for r in results),
+              statistics.median(r['get_p50_ms'] for r in results)))
+
+
+if __name__ == '__main__':
+    main()

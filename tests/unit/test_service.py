@@ -7,11 +7,13 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 
 import ddt
 import fixtures
 
+from ironic_steps.api import request_threads
 from ironic_steps.common import exception
 from ironic_steps.common import exposure
 from ironic_steps.conf import CONF
@@ -182,15 +184,32 @@ class AllInOneApiTest(base.TestCase):
         # a request (so that the I/O thread gets it back soon).
         self.assertEqual(usual, sys.getswitchinterval())
         seen = []
-        real_run = svc.server._request_threads._run
+        handed_back = threading.Event()
+        lane = svc.server._request_threads
+        real_run, real_ran = lane._run, lane._ran
 
         def run(conn, request):
             seen.append(sys.getswitchinterval())
             return real_run(conn, request)
 
-        svc.server._request_threads._run = run
+        def ran(conn):
+            # Once the request ran: the interval is set back by then.
+            seen.append(sys.getswitchinterval())
+            handed_back.set()
+            return real_ran(conn)
+
+        lane._run, lane._ran = run, ran
         self.assertEqual(200, self.request(svc, 'GET', '/v1/ports')[0])
-        self.assertEqual([0.001], seen)
+        self.assertTrue(handed_back.wait(10))
+        self.assertEqual([0.001, usual], seen)
+
+    def test_two_lanes_at_once_set_the_interval_back_once_both_ended(self):
+        usual = sys.getswitchinterval()
+        switches = request_threads._QuickSwitches()
+        with switches:
+            with switches:
+                self.assertEqual(0.001, sys.getswitchinterval())
+            self.assertEqual(0.001, sys.getswitchinterval())
         self.assertEqual(usual, sys.getswitchinterval())
 
     def test_with_a_pool_there_is_no_lane(self):

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import types
@@ -37,6 +38,18 @@ def _workload_module(bench_dir):
     sys.path.insert(0, bench_dir)
     import deploy_workload
     return deploy_workload
+
+
+def _code_commit():
+    """The commit of the code the service runs: the checkout first on
+    ``PYTHONPATH`` that holds ``ironic_steps``, else this one."""
+    for entry in os.environ.get('PYTHONPATH', '').split(os.pathsep):
+        if entry and os.path.isdir(os.path.join(entry, 'ironic_steps')):
+            found = subprocess.run(
+                ('git', '-C', entry, 'rev-parse', '--short', 'HEAD'),
+                capture_output=True, text=True, timeout=30)
+            return found.stdout.strip() or None
+    return compare.git_state()['commit']
 
 
 def _cpu_seconds(pid):
@@ -107,7 +120,7 @@ def main():
                         help='append one JSON line per run to this file')
     args = parser.parse_args()
     workload = _workload_module(args.bench_dir)
-    commit = compare.git_state()['commit']
+    commit = _code_commit()
     results = []
     for rep in range(1, args.reps + 1):
         result = dict(one_run(args, workload), rep=rep, commit=commit)

@@ -146,7 +146,19 @@ def transaction(engine):
 
 
 def _lean(engine):
-    return getattr(engine, _LEAN, engine)
+    lean = getattr(engine, _LEAN, None)
+    if lean is None:
+        return engine
+    if lean.pool is not engine.pool:
+        # The engine was disposed of (a new pool): follow it.
+        lean = _new_lean(engine)
+    return lean
+
+
+def _new_lean(engine):
+    lean = sa.engine.Engine(engine.pool, engine.dialect, engine.url)
+    setattr(engine, _LEAN, lean)
+    return lean
 
 
 def engines(engine):
@@ -175,8 +187,7 @@ def tune(engine):
     _use_wal(engine)
     _pool_connections(engine)
     engine._ironic_steps_write_lock = threading.Lock()
-    setattr(engine, _LEAN, sa.engine.Engine(engine.pool, engine.dialect,
-                                            engine.url))
+    _new_lean(engine)
     synchronous = CONF.database.sqlite_wal_synchronous.upper()
 
     @sa.event.listens_for(engine, 'connect')

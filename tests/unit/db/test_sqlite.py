@@ -137,3 +137,13 @@ class SQLiteTuningTest(base.TestCase):
         self.assertEqual(1, len(used))
         self.assertEqual({'x': 1},
                          objects.Node.get(self.context, node.uuid).extra)
+
+    def test_the_lean_engine_follows_its_engine_through_a_dispose(self):
+        node = self.create_node()
+        engine = sqlalchemy_api.get_engine()
+        engine.dispose()
+        node.extra = {'after': 'dispose'}
+        node.save()
+        self.assertIs(engine.pool, sqlalchemy_api.statement_engines()[1].pool)
+        self.assertEqual({'after': 'dispose'},
+                         objects.Node.get(self.context, node.uuid).extra)

@@ -58,10 +58,27 @@ def _cpu_seconds(pid):
     return own
 
 
-def one_run(args, workload):
+def _start_profile(args, pid, rep):
+    """py-spy over the deploy phase only, in raw collapsed stacks: the
+    thread holding the GIL (what a deploy costs), or with ``--py-spy-waits``
+    every thread, waiting or not, named (where requests wait)."""
+    if not args.py_spy:
+        return None, None
+    os.makedirs(args.py_spy_dir, exist_ok=True)
+    path = os.path.join(args.py_spy_dir, 'deploy-N%d-rep%d.txt'
+                        % (args.nodes, rep))
+    proc = subprocess.Popen(
+        [args.py_spy, 'record', '--pid', str(pid), '--format', 'raw',
+         '--rate', '250', '--output', path, '--nonblocking']
+        + (['--idle', '--threads'] if args.py_spy_waits else ['--gil']),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, path
+
+
+def one_run(args, workload, rep):
     service = compare.OurService(types.SimpleNamespace(
         workers_pool_size=None, ironic_steps=args.ironic_steps,
-        ironic_steps_extra_conf=None, start_timeout=90))
+        ironic_steps_extra_conf=args.extra_conf, start_timeout=90))
     pid = service.start()
     try:
         options = workload.build_parser().parse_args(
@@ -83,11 +100,13 @@ def one_run(args, workload):
             run.wait_for(target, accepted, want, origin, started)
         time.sleep(1)   # the last transitions' work done
 
+        spy, spy_path = _start_profile(args, pid, rep)
         before = _cpu_seconds(pid)
         accepted, started, _, _ = run.provision('deploy', uuids, 'active')
         done_at, _, active = run.wait_for('deploy', accepted, 'active',
                                           'available', started)
         deploy_cpu = _cpu_seconds(pid) - before
+        compare.stop_py_spy(spy)
         time.sleep(1)
 
         before = _cpu_seconds(pid)
@@ -102,6 +121,7 @@ def one_run(args, workload):
             'get_p50_ms': gets.get('get_p50_ms'),
             'cpu_ms_per_get': round(1000 * get_cpu / args.gets, 3),
             'failures': len(run.failures),
+            **({'py_spy_raw': spy_path} if spy_path else {}),
         }
     finally:
         service.stop()
@@ -116,6 +136,16 @@ def main():
                         help='holds deploy_workload.py')
     parser.add_argument('--ironic-steps', default=os.path.join(
         compare.REPO, '.venv', 'bin', 'ironic-steps'))
+    parser.add_argument('--extra-conf', default=None, metavar='FILE',
+                        help='a configuration file read after the '
+                             "benchmark's own (to compare settings)")
+    parser.add_argument('--py-spy', default=None, metavar='PATH',
+                        help='py-spy binary: profile the deploy phase '
+                             '(slows the service; not for figures)')
+    parser.add_argument('--py-spy-waits', action='store_true',
+                        help='sample every thread, idle ones too')
+    parser.add_argument('--py-spy-dir', default=os.path.join(
+        compare.tempfile.gettempdir(), 'service-cpu-py-spy'))
     parser.add_argument('--out', default=None,
                         help='append one JSON line per run to this file')
     args = parser.parse_args()
@@ -123,7 +153,7 @@ def main():
     commit = _code_commit()
     results = []
     for rep in range(1, args.reps + 1):
-        result = dict(one_run(args, workload), rep=rep, commit=commit)
+        result = dict(one_run(args, workload, rep), rep=rep, commit=commit)
         results.append(result)
         print(json.dumps(result), flush=True)
         if args.out:

@@ -148,6 +148,8 @@ class VirtualMediaTest(base.ApiTestCase):
         self.assertEqual({}, recorded(self.context))
 
     def test_a_bmc_that_cannot_be_reached_is_named_in_the_error(self):
+        # sushy tries a refused connection three times, this far apart.
+        self.config(server_side_retries_delay=0.05, group='redfish')
         self.api_create(name='rf', driver='redfish', driver_info={
             'redfish_address': 'http://127.0.0.1:9',
             'redfish_system_id': '/redfish/v1/Systems/1'})

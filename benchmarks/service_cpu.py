@@ -58,15 +58,15 @@ def _cpu_seconds(pid):
     return own
 
 
-def _start_profile(args, pid, rep):
-    """py-spy over the deploy phase only, in raw collapsed stacks: the
+def _start_profile(args, pid, rep, phase):
+    """py-spy over one phase (deploy, get), in raw collapsed stacks: the
     thread holding the GIL (what a deploy costs), or with ``--py-spy-waits``
     every thread, waiting or not, named (where requests wait)."""
     if not args.py_spy:
         return None, None
     os.makedirs(args.py_spy_dir, exist_ok=True)
-    path = os.path.join(args.py_spy_dir, 'deploy-N%d-rep%d.txt'
-                        % (args.nodes, rep))
+    path = os.path.join(args.py_spy_dir, '%s-N%d-rep%d.txt'
+                        % (phase, args.nodes, rep))
     proc = subprocess.Popen(
         [args.py_spy, 'record', '--pid', str(pid), '--format', 'raw',
          '--rate', '250', '--output', path, '--nonblocking']
@@ -100,7 +100,7 @@ def one_run(args, workload, rep):
             run.wait_for(target, accepted, want, origin, started)
         time.sleep(1)   # the last transitions' work done
 
-        spy, spy_path = _start_profile(args, pid, rep)
+        spy, spy_path = _start_profile(args, pid, rep, 'deploy')
         before = _cpu_seconds(pid)
         accepted, started, _, _ = run.provision('deploy', uuids, 'active')
         done_at, _, active = run.wait_for('deploy', accepted, 'active',
@@ -109,9 +109,11 @@ def one_run(args, workload, rep):
         compare.stop_py_spy(spy)
         time.sleep(1)
 
+        get_spy, get_spy_path = _start_profile(args, pid, rep, 'get')
         before = _cpu_seconds(pid)
         gets = run.gets(active)
         get_cpu = _cpu_seconds(pid) - before
+        compare.stop_py_spy(get_spy)
         return {
             'nodes': args.nodes, 'active': len(active),
             'deploy_s': round(done_at - started, 3),
@@ -121,7 +123,8 @@ def one_run(args, workload, rep):
             'get_p50_ms': gets.get('get_p50_ms'),
             'cpu_ms_per_get': round(1000 * get_cpu / args.gets, 3),
             'failures': len(run.failures),
-            **({'py_spy_raw': spy_path} if spy_path else {}),
+            **({'py_spy_raw': [spy_path, get_spy_path]} if spy_path
+               else {}),
         }
     finally:
         service.stop()
@@ -140,8 +143,9 @@ def main():
                         help='a configuration file read after the '
                              "benchmark's own (to compare settings)")
     parser.add_argument('--py-spy', default=None, metavar='PATH',
-                        help='py-spy binary: profile the deploy phase '
-                             '(slows the service; not for figures)')
+                        help='py-spy binary: profile the deploy and GET '
+                             'phases'
+                             ' (slows the service; not for figures)')
     parser.add_argument('--py-spy-waits', action='store_true',
                         help='sample every thread, idle ones too')
     parser.add_argument('--py-spy-dir', default=os.path.join(

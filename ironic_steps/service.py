@@ -198,10 +198,16 @@ class Service:
                      ('conductor', self.run_conductor)) if on), CONF.host)
 
     def _start_conductor(self):
-        # The API's calls run on its thread here: a busy node is answered
-        # NodeLocked (409) at once rather than retried, as clients retry.
-        self.manager = manager.ConductorManager(
-            wait_for_locks=not self._embedded)
+        if self._embedded and CONF.conductor.node_locked_retry_attempts > 1:
+            # The API's calls run on the thread serving every client here:
+            # waiting for a lock would stall them all.
+            raise exception.IronicStepsException(
+                '[conductor] node_locked_retry_attempts = %d: the all-in-one '
+                'service answers a request for a locked node at once (409, '
+                'which clients retry), as its requests run on the thread '
+                'that serves every client; set it to 1, the default'
+                % CONF.conductor.node_locked_retry_attempts)
+        self.manager = manager.ConductorManager()
         # The machines of fake-hardware run their agent here: started
         # first, since the conductor hands it the nodes already waiting for
         # it as it starts (it retries until the conductor answers).

@@ -69,13 +69,8 @@ class ConductorManager:
     RPC_API_VERSION = endpoint_base.RPC_API_VERSION
     target = endpoint_base.target()
 
-    def __init__(self, host=None, wait_for_locks=True):
-        """:param wait_for_locks: whether a call that finds its node locked
-            tries again (``[conductor] node_locked_retry_*``) before
-            answering NodeLocked, or answers at once.
-        """
+    def __init__(self, host=None):
         self.host = host or CONF.host
-        self._wait_for_locks = wait_for_locks
         self._dbapi = db_api.get_instance()
         self._workers = None
         self._poller = None
@@ -146,7 +141,6 @@ class ConductorManager:
 
     def _acquire(self, context, node_id, **kwargs):
         """A task on ``node_id`` whose lock is tagged with this conductor."""
-        kwargs.setdefault('retry', self._wait_for_locks)
         return task_manager.acquire(context, node_id, host=self.host,
                                     **kwargs)
 

@@ -10,11 +10,17 @@ opts = [
                     'requests are refused at once with "no free conductor '
                     'workers" rather than queued.'),
     cfg.IntOpt('node_locked_retry_attempts',
-               default=3, min=1,
+               default=1, min=1,
                help='How many times a request tries to lock a node that '
-                    'another operation holds before answering NodeLocked. '
-                    'The all-in-one service tries once: its API thread '
-                    'never waits (see [api] api_workers).'),
+                    'another operation holds before answering NodeLocked '
+                    '(409). With 1, the default in every deployment, the '
+                    'request is answered at once and the client retries '
+                    '(the openstack CLI and openstacksdk do). More makes '
+                    'the thread that runs the request wait between tries '
+                    '(Ironic tries 3 times): for the conductors of '
+                    'ironic-steps-api only; the all-in-one service refuses '
+                    'it, as its requests run on the thread that serves '
+                    'every client (see [api] api_workers).'),
     cfg.FloatOpt('node_locked_retry_interval',
                  default=1.0, min=0,
                  help='Seconds between attempts to lock a busy node.'),

@@ -267,9 +267,8 @@ class AllInOneApiTest(base.TestCase):
         self.assertEqual(3, len(ids))
 
     def test_a_locked_node_is_answered_409_at_once_not_retried(self):
-        # Given retries so slow that waiting for them would show
-        self.config(node_locked_retry_attempts=3,
-                    node_locked_retry_interval=30, group='conductor')
+        # Given retries so slow that waiting for one would show
+        self.config(node_locked_retry_interval=30, group='conductor')
         svc = self.start_service()
         node = self.create_node()
         objects.Node.reserve(self.context, 'another-task', node.id)
@@ -282,6 +281,14 @@ class AllInOneApiTest(base.TestCase):
         self.assertIn('another-task', body['error_message'])
         self.assertEqual('enroll', objects.Node.get(
             self.context, node.uuid).provision_state)
+
+    def test_retrying_locked_nodes_is_refused_with_the_option_named(self):
+        self.config(node_locked_retry_attempts=3, group='conductor')
+        failure = self.assertRaises(exception.IronicStepsException,
+                                    self.start_service)
+        self.assertIn('[conductor] node_locked_retry_attempts = 3',
+                      str(failure))
+        self.assertIn('set it to 1', str(failure))
 
 
 class DefaultApiThreadsTest(base.TestCase):

@@ -32,10 +32,10 @@ class _ManageableNodeTestCase(base.AheadOfTheLadderTestCase):
         super().setUp()
         node = self.create_node(name='node-1')
         self.rpcapi.do_provisioning_action(self.context, node.uuid, 'manage')
+        self.node = self.wait_for_state(node, states.MANAGEABLE)
         if self.traits:
             self.rpcapi.add_node_traits(self.context, node.uuid,
                                         list(self.traits))
-        self.node = self.wait_for_state(node, states.MANAGEABLE)
 
 
 @ddt.ddt

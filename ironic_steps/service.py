@@ -183,6 +183,7 @@ class Service:
         self._stop_requested = threading.Event()
 
     def start(self):
+        self._check_lock_retries()
         sqlalchemy_api.configure()
         prepare_database(create_if_empty=self._embedded)
         if self.run_conductor:
@@ -197,7 +198,8 @@ class Service:
                          CONF.api.host_ip, self.port), self.run_api),
                      ('conductor', self.run_conductor)) if on), CONF.host)
 
-    def _start_conductor(self):
+    def _check_lock_retries(self):
+        """Refused before anything is created or started."""
         if self._embedded and CONF.conductor.node_locked_retry_attempts > 1:
             # The API's calls run on the thread serving every client here:
             # waiting for a lock would stall them all.
@@ -207,6 +209,8 @@ class Service:
                 'which clients retry), as its requests run on the thread '
                 'that serves every client; set it to 1, the default'
                 % CONF.conductor.node_locked_retry_attempts)
+
+    def _start_conductor(self):
         self.manager = manager.ConductorManager()
         # The machines of fake-hardware run their agent here: started
         # first, since the conductor hands it the nodes already waiting for

@@ -289,6 +289,9 @@ class AllInOneApiTest(base.TestCase):
         self.assertIn('[conductor] node_locked_retry_attempts = 3',
                       str(failure))
         self.assertIn('set it to 1', str(failure))
+        # Refused before anything was made: no database file.
+        self.assertFalse(os.path.exists(
+            CONF.database.connection[len('sqlite:///'):]))
 
 
 class DefaultApiThreadsTest(base.TestCase):

@@ -23,10 +23,8 @@ _TRAITS = models.RunbookTrait.__table__
 _SORT_KEYS = frozenset(['id', 'uuid', 'name', 'owner', 'public',
                         'created_at', 'updated_at'])
 
-_TRAITS_COLUMN = sa.type_coerce(
-    sa.select(sa.func.aggregate_strings(_TRAITS.c.trait, ','))
-    .where(_TRAITS.c.runbook_id == _RUNBOOKS.c.id).scalar_subquery(),
-    node_traits.TraitNames()).label('traits')
+_TRAITS_COLUMN = node_traits.traits_column(
+    _TRAITS.c.trait, _TRAITS.c.runbook_id == _RUNBOOKS.c.id)
 
 
 def _select():

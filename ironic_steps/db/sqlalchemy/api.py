@@ -26,6 +26,7 @@ from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
+from ironic_steps.db.sqlalchemy import direct_reads
 from ironic_steps.db.sqlalchemy import firmware_components
 from ironic_steps.db.sqlalchemy import inspection_rules
 from ironic_steps.db.sqlalchemy import models
@@ -247,6 +248,13 @@ _NODE_WITH_TRAITS_BY = {key: sa.select(
     _NODES, node_traits.TRAITS_COLUMN,
     allocations.ALLOCATION_UUID_COLUMN).where(
     _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
+# The same on the embedded SQLite, a node GET's one statement (see
+# direct_reads).
+_DIRECT_NODE_BY = {key: direct_reads.DirectRead(statement)
+                   for key, statement in _NODE_BY.items()}
+_DIRECT_NODE_WITH_TRAITS_BY = {
+    key: direct_reads.DirectRead(statement)
+    for key, statement in _NODE_WITH_TRAITS_BY.items()}
 _UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
 _TAKE_LOCK = {key: sa.update(_NODES).where(
     _NODES.c[key] == sa.bindparam('ident'), _NODES.c.reservation.is_(None)
@@ -332,10 +340,17 @@ class _NodeQueries:
             raise exception.NodeAlreadyExists(uuid=values['uuid']) from exc
 
     def _get_node(self, key, ident, with_traits):
-        statement = (_NODE_WITH_TRAITS_BY if with_traits else _NODE_BY)[key]
-        with _read_one() as connection:
-            node = connection.execute(
-                statement, {'ident': ident}).one_or_none()
+        engine = _engines()[1]
+        if sqlite.is_tuned_file(engine):
+            read = (_DIRECT_NODE_WITH_TRAITS_BY if with_traits
+                    else _DIRECT_NODE_BY)[key]
+            node = read.one_or_none(engine, {'ident': ident})
+        else:
+            statement = (_NODE_WITH_TRAITS_BY if with_traits
+                         else _NODE_BY)[key]
+            with _read_one() as connection:
+                node = connection.execute(
+                    statement, {'ident': ident}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=ident)
         return node

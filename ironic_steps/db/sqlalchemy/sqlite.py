@@ -174,6 +174,12 @@ def is_tuned(engine):
     return getattr(engine, _LEAN, None) is not None
 
 
+def is_tuned_file(engine):
+    """Whether ``engine`` is a file-based SQLite engine set up here."""
+    # (The MySQL module marks its engines with the same attribute.)
+    return engine.dialect.name == 'sqlite' and getattr(engine, _TUNED, False)
+
+
 def write_lock(engine):
     """What a write transaction holds: the engine's lock, or nothing."""
     return getattr(engine, '_ironic_steps_write_lock', None) or (

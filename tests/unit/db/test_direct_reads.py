@@ -2,6 +2,7 @@
 what SQLAlchemy would have given."""
 
 import datetime
+import sqlite3
 
 import sqlalchemy as sa
 
@@ -93,3 +94,14 @@ class DirectReadTest(base.TestCase):
             TypeError, read.one_or_none, sqlalchemy_api.get_engine(),
             {'when': datetime.datetime(2026, 1, 1)})
         self.assertIn('when', str(error))
+
+    def test_a_thread_reads_the_database_the_api_points_at_now(self):
+        node = self.create_node()
+        self.dbapi.get_node_by_uuid(node.uuid)
+        first = direct_reads.thread_connection(sqlalchemy_api.get_engine())
+        self.useFixture(base.Database())    # another, empty database
+        self.assertRaises(exception.NodeNotFound,
+                          self.dbapi.get_node_by_uuid, node.uuid)
+        # The connection to the first database was closed, not leaked.
+        self.assertRaises(sqlite3.ProgrammingError, first.execute,
+                          'SELECT 1')

@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from sqlalchemy import pool
 
 from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
+from ironic_steps.db.sqlalchemy import direct_reads
 from ironic_steps import objects
 from tests import base
 
@@ -69,11 +70,15 @@ class SQLiteTuningTest(base.TestCase):
 
         sa.event.listen(engine, 'checkout', trace)
         sa.event.listen(engine, 'checkin', untrace)
+        # Node reads go to the thread's own connection (direct_reads).
+        reading = direct_reads.thread_connection(engine)
+        reading.set_trace_callback(seen.append)
         try:
             call()
         finally:
             sa.event.remove(engine, 'checkout', trace)
             sa.event.remove(engine, 'checkin', untrace)
+            reading.set_trace_callback(None)
         return [statement.split()[0].upper() for statement in seen]
 
     def test_lone_node_reads_and_writes_run_without_begin(self):

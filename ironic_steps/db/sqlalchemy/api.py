@@ -26,12 +26,12 @@ from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
-from ironic_steps.db.sqlalchemy import direct_reads
 from ironic_steps.db.sqlalchemy import firmware_components
 from ironic_steps.db.sqlalchemy import inspection_rules
 from ironic_steps.db.sqlalchemy import models
 from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_inventory
+from ironic_steps.db.sqlalchemy import node_statements
 from ironic_steps.db.sqlalchemy import node_traits
 from ironic_steps.db.sqlalchemy import resources
 from ironic_steps.db.sqlalchemy import runbooks
@@ -211,9 +211,6 @@ _NODES = models.Node.__table__
 #: Nodes sort on any column but the JSON ones, as in Ironic.
 _SORT_KEYS = frozenset(column.name for column in _NODES.c
                        if not isinstance(column.type, models.JSONEncoded))
-# Taking or dropping a lock is not a change of the node: keep updated_at
-# instead of letting the column's onupdate default bump it.
-_KEEP_UPDATED_AT = {'updated_at': _NODES.c.updated_at}
 
 #: Node list filters: column equality, or a condition built from the value.
 _FILTERS = frozenset(['provision_state', 'driver', 'resource_class',
@@ -240,78 +237,6 @@ _CONDITIONS = {
                                  else _NODES.c.parent_node.is_(None)),
 }
 
-# Built once: SQLAlchemy then finds their compiled form in its cache
-# without building and hashing a new statement for every call.
-_NODE_BY = {key: sa.select(_NODES).where(
-    _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
-_NODE_WITH_TRAITS_BY = {key: sa.select(
-    _NODES, node_traits.TRAITS_COLUMN,
-    allocations.ALLOCATION_UUID_COLUMN).where(
-    _NODES.c[key] == sa.bindparam('ident')) for key in ('id', 'uuid', 'name')}
-# The same on the embedded SQLite, a node GET's one statement (see
-# direct_reads).
-_DIRECT_NODE_BY = {key: direct_reads.DirectRead(statement)
-                   for key, statement in _NODE_BY.items()}
-_DIRECT_NODE_WITH_TRAITS_BY = {
-    key: direct_reads.DirectRead(statement)
-    for key, statement in _NODE_WITH_TRAITS_BY.items()}
-_UPDATE_NODE = sa.update(_NODES).where(_NODES.c.id == sa.bindparam('node_id'))
-_TAKE_LOCK = {key: sa.update(_NODES).where(
-    _NODES.c[key] == sa.bindparam('ident'), _NODES.c.reservation.is_(None)
-).values(reservation=sa.bindparam('holder'), **_KEEP_UPDATED_AT)
-    for key in ('id', 'uuid')}
-_TAKE_LOCK_RETURNING = {key: statement.returning(*_NODES.c)
-                        for key, statement in _TAKE_LOCK.items()}
-# A lock whose holder lost it elsewhere (ironic_steps.conductor.locks):
-# taken whether the column is free or still names that holder.
-_TAKE_STALE_LOCK = {key: sa.update(_NODES).where(
-    _NODES.c[key] == sa.bindparam('ident'),
-    sa.or_(_NODES.c.reservation.is_(None),
-           _NODES.c.reservation == sa.bindparam('stale'))
-).values(reservation=sa.bindparam('holder'), **_KEEP_UPDATED_AT)
-    for key in ('id', 'uuid')}
-_TAKE_STALE_LOCK_RETURNING = {key: statement.returning(*_NODES.c)
-                              for key, statement in _TAKE_STALE_LOCK.items()}
-_DROP_LOCK = sa.update(_NODES).where(
-    _NODES.c.id == sa.bindparam('node_id'),
-    _NODES.c.reservation == sa.bindparam('holder')
-).values(reservation=None, **_KEEP_UPDATED_AT)
-# Node UPDATEs by the set of columns they write (and whether they drop a
-# lock): a handful of shapes, each built once, costs half as much as a new
-# statement per call.  Bounded, in case callers write ever new sets.
-_UPDATES = {}
-_MAX_UPDATE_SHAPES = 256
-
-
-def _update_statement(columns, release, fenced=False):
-    key = (columns, release, fenced)
-    statement = _UPDATES.get(key)
-    if statement is None:
-        statement = _UPDATE_NODE.values({
-            column: sa.bindparam('set_' + column, type_=_NODES.c[column].type)
-            for column in columns})
-        if release or fenced:
-            statement = statement.where(
-                _NODES.c.reservation == sa.bindparam('holder'))
-        if release:
-            statement = statement.values(reservation=None)
-        if len(_UPDATES) < _MAX_UPDATE_SHAPES:
-            _UPDATES[key] = statement
-    return statement
-
-
-@functools.lru_cache(maxsize=None)
-def _update_if_unchanged_statement(column, expect_null):
-    # Built once per column: an agent's lookup runs this once per flow.
-    current = _NODES.c[column]
-    return sa.update(_NODES).where(
-        _NODES.c.id == sa.bindparam('node_id'),
-        _NODES.c.reservation.is_(None),
-        current.is_(None) if expect_null else
-        current == sa.bindparam('expected', type_=current.type),
-    ).values({column: sa.bindparam('value', type_=current.type),
-              'updated_at': sa.bindparam('updated_at')})
-
 
 def _key_column(node_id):
     """Nodes are addressed by database id (an int) or UUID."""
@@ -332,7 +257,7 @@ class _NodeQueries:
             with _writer() as connection:
                 connection.execute(sa.insert(_NODES).values(**values))
                 return connection.execute(
-                    _NODE_BY['uuid'], {'ident': values['uuid']}
+                    node_statements.NODE_BY['uuid'], {'ident': values['uuid']}
                 ).one()
         except db_exc.DBDuplicateEntry as exc:
             if 'name' in (exc.columns or []):
@@ -342,12 +267,12 @@ class _NodeQueries:
     def _get_node(self, key, ident, with_traits):
         engine = _engines()[1]
         if sqlite.is_tuned_file(engine):
-            read = (_DIRECT_NODE_WITH_TRAITS_BY if with_traits
-                    else _DIRECT_NODE_BY)[key]
+            read = (node_statements.DIRECT_NODE_WITH_TRAITS_BY if with_traits
+                    else node_statements.DIRECT_NODE_BY)[key]
             node = read.one_or_none(engine, {'ident': ident})
         else:
-            statement = (_NODE_WITH_TRAITS_BY if with_traits
-                         else _NODE_BY)[key]
+            statement = (node_statements.NODE_WITH_TRAITS_BY if with_traits
+                         else node_statements.NODE_BY)[key]
             with _read_one() as connection:
                 node = connection.execute(
                     statement, {'ident': ident}).one_or_none()
@@ -461,13 +386,22 @@ class _NodeQueries:
         columns = frozenset(values)
         params = {'set_' + column: value for column, value in values.items()}
         params['node_id'] = node_id
+        engine = get_engine()
+        if (not ended_steps and columns <= node_statements.DIRECT_COLUMNS
+                and sqlite.is_tuned_file(engine)):
+            with sqlite.write_lock(engine):
+                written = self._update_node_directly(
+                    engine, columns, params, release, fence)
+            if written is None:
+                return self._lost_or_missing(node_id, fence, values)
+            return written
         # A lone UPDATE is its own transaction; with history to insert,
         # both share one.
         write = _writer if ended_steps else _write_one
         if release is not None:
             with write() as connection:
                 if connection.execute(
-                        _update_statement(columns, release=True),
+                        node_statements.update_statement(columns, release=True),
                         dict(params, holder=release)).rowcount == 1:
                     step_history.record(connection, ended_steps)
                     return True
@@ -475,13 +409,30 @@ class _NodeQueries:
         if fenced:
             params['holder'] = fence
         with write() as connection:
-            written = connection.execute(_update_statement(
+            written = connection.execute(node_statements.update_statement(
                 columns, release=False, fenced=fenced), params).rowcount == 1
             if written:
                 step_history.record(connection, ended_steps)
         if not written:
             return self._lost_or_missing(node_id, fence, values)
         return False
+
+    @staticmethod
+    def _update_node_directly(engine, columns, params, release, fence):
+        """_update_node's lone UPDATE on the embedded SQLite, under its
+        write lock: whether it released the lock; None if no row was
+        written."""
+        if release is not None and node_statements.direct_update(
+                columns, True).rowcount(
+                engine, dict(params, holder=release)) == 1:
+            return True
+        fenced = fence is not None
+        if fenced:
+            params['holder'] = fence
+        if node_statements.direct_update(columns, False, fenced).rowcount(
+                engine, params) == 1:
+            return False
+        return None
 
     def _lost_or_missing(self, node_id, fence, values):
         """Why a fenced write changed no row: the node is gone, or another
@@ -490,7 +441,7 @@ class _NodeQueries:
         the lock."""
         with _read_one() as connection:
             node = connection.execute(
-                _NODE_BY['id'], {'ident': node_id}).one_or_none()
+                node_statements.NODE_BY['id'], {'ident': node_id}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=node_id)
         if node.updated_at == values['updated_at']:
@@ -510,7 +461,8 @@ class _NodeQueries:
                   'updated_at': timeutils.utcnow()}
         if expected is not None:
             params['expected'] = expected
-        statement = _update_if_unchanged_statement(column, expected is None)
+        statement = node_statements.update_if_unchanged_statement(
+            column, expected is None)
         with _write_one() as connection:
             return connection.execute(statement, params).rowcount == 1
 
@@ -542,35 +494,57 @@ class _NodeQueries:
         """
         key = _key_column(node_id)
         params = {'ident': node_id, 'holder': tag}
-        take, take_returning = _TAKE_LOCK, _TAKE_LOCK_RETURNING
+        take = node_statements.TAKE_LOCK
+        take_returning = node_statements.TAKE_LOCK_RETURNING
+        direct = node_statements.DIRECT_TAKE_LOCK
         if replacing is not None:
             params['stale'] = replacing
-            take, take_returning = _TAKE_STALE_LOCK, _TAKE_STALE_LOCK_RETURNING
-        with _write_one() as connection:
-            if connection.dialect.update_returning:
-                node = connection.execute(take_returning[key],
-                                          params).one_or_none()
-                taken = node is not None
-            else:
-                taken = connection.execute(take[key], params).rowcount == 1
-                node = connection.execute(
-                    _NODE_BY[key], {'ident': node_id}).one_or_none()
+            take = node_statements.TAKE_STALE_LOCK
+            take_returning = node_statements.TAKE_STALE_LOCK_RETURNING
+            direct = node_statements.DIRECT_TAKE_STALE_LOCK
+        engine = get_engine()
+        if sqlite.is_tuned_file(engine):
+            with sqlite.write_lock(engine):
+                node = direct[key].one_or_none(engine, params)
+            taken = node is not None
+        else:
+            node, taken = self._take_lock(take[key], take_returning[key],
+                                          params)
         if node is None:
             with _read_one() as connection:
                 node = connection.execute(
-                    _NODE_BY[key], {'ident': node_id}).one_or_none()
+                    node_statements.NODE_BY[key], {'ident': node_id}).one_or_none()
         if node is None:
             raise exception.NodeNotFound(node=node_id)
         if not taken:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
         return node
 
+    @staticmethod
+    def _take_lock(take, take_returning, params):
+        """(the node, whether the lock was taken) through SQLAlchemy."""
+        node_id = params['ident']
+        key = _key_column(node_id)
+        with _write_one() as connection:
+            if connection.dialect.update_returning:
+                node = connection.execute(take_returning,
+                                          params).one_or_none()
+                return node, node is not None
+            taken = connection.execute(take, params).rowcount == 1
+            return connection.execute(
+                node_statements.NODE_BY[key], {'ident': node_id}).one_or_none(), taken
+
     @retry_on_disconnect
     def release_node(self, tag, node_id):
         """Drop ``tag``'s lock on a node; False if it did not hold it."""
+        engine = get_engine()
+        if sqlite.is_tuned_file(engine):
+            with sqlite.write_lock(engine):
+                return node_statements.DIRECT_DROP_LOCK.rowcount(
+                    engine, {'node_id': node_id, 'holder': tag}) == 1
         with _write_one() as connection:
             result = connection.execute(
-                _DROP_LOCK, {'node_id': node_id, 'holder': tag})
+                node_statements.DROP_LOCK, {'node_id': node_id, 'holder': tag})
         return result.rowcount == 1
 
     def release_all_reservations(self, tag):
@@ -584,7 +558,7 @@ class _NodeQueries:
                     _NODES.c.reservation == tag)).scalars())
             connection.execute(sa.update(_NODES).where(
                 _NODES.c.reservation == tag).values(
-                    reservation=None, **_KEEP_UPDATED_AT))
+                    reservation=None, **node_statements.KEEP_UPDATED_AT))
         return uuids
 
 

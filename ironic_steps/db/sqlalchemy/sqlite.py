@@ -33,8 +33,9 @@
   BEGIN themselves, so they run on a second engine over the same pool and
   dialect (the same connections, the pool's events and oslo.db's error
   translation, a dialect event) with no engine listener.
-* **Node reads past SQLAlchemy's execution**: a node GET's one SELECT runs
-  on a driver connection of the reading thread's own (:mod:`.direct_reads`).
+* **The hottest node statements past SQLAlchemy's execution**: a node
+  GET's SELECT, a lock taken and dropped, a lone node UPDATE run on driver
+  connections of their own (:mod:`.direct_statements`).
 """
 
 import contextlib

@@ -362,14 +362,19 @@ class FencingTest(tests_base.TestCase):
         task = task_manager.acquire(self.context, node.uuid)
         task.call_after_release(released.append, 'after release')
         task.node.extra = {'rack': 2}
+        # A unique column too: the write goes through SQLAlchemy, as every
+        # write to a database server does (on the embedded SQLite a lone
+        # write of other columns goes to its driver, and no answer is
+        # lost there).
+        task.node.name = 'rack-2'
         self.config(db_retry_interval=0, group='database')
         self.patch(engine.dialect, 'do_commit', commit_then_lose_the_answer)
         task.save_and_release()
         self.assertEqual([True], lost_answers)
         self.assertEqual(['after release'], released)
         stored = objects.Node.get(self.context, node.uuid)
-        self.assertEqual(({'rack': 2}, None),
-                         (stored.extra, stored.reservation))
+        self.assertEqual(({'rack': 2}, 'rack-2', None),
+                         (stored.extra, stored.name, stored.reservation))
 
     def test_a_node_read_without_a_lock_saves_as_before(self):
         node = self.create_node(extra={'rack': 1})

@@ -26,6 +26,7 @@ from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
+from ironic_steps.db.sqlalchemy import direct_statements
 from ironic_steps.db.sqlalchemy import firmware_components
 from ironic_steps.db.sqlalchemy import inspection_rules
 from ironic_steps.db.sqlalchemy import models
@@ -387,11 +388,21 @@ class _NodeQueries:
         params = {'set_' + column: value for column, value in values.items()}
         params['node_id'] = node_id
         engine = get_engine()
-        if (not ended_steps and columns <= node_statements.DIRECT_COLUMNS
+        if (columns <= node_statements.DIRECT_COLUMNS
                 and sqlite.is_tuned_file(engine)):
             with sqlite.write_lock(engine):
-                written = self._update_node_directly(
-                    engine, columns, params, release, fence)
+                if ended_steps:
+                    with direct_statements.transaction(engine) as connection:
+                        written = self._update_node_directly(
+                            engine, columns, params, release, fence,
+                            connection)
+                        if written is not None:
+                            step_history.record_directly(
+                                engine, connection, ended_steps,
+                                values['updated_at'])
+                else:
+                    written = self._update_node_directly(
+                        engine, columns, params, release, fence)
             if written is None:
                 return self._lost_or_missing(node_id, fence, values)
             return written
@@ -418,19 +429,20 @@ class _NodeQueries:
         return False
 
     @staticmethod
-    def _update_node_directly(engine, columns, params, release, fence):
-        """_update_node's lone UPDATE on the embedded SQLite, under its
-        write lock: whether it released the lock; None if no row was
-        written."""
+    def _update_node_directly(engine, columns, params, release, fence,
+                              connection=None):
+        """_update_node's UPDATE on the embedded SQLite, under its write
+        lock (in ``connection``'s transaction, if given): whether it
+        released the lock; None if no row was written."""
         if release is not None and node_statements.direct_update(
                 columns, True).rowcount(
-                engine, dict(params, holder=release)) == 1:
+                engine, dict(params, holder=release), connection) == 1:
             return True
         fenced = fence is not None
         if fenced:
             params['holder'] = fence
         if node_statements.direct_update(columns, False, fenced).rowcount(
-                engine, params) == 1:
+                engine, params, connection) == 1:
             return False
         return None
 

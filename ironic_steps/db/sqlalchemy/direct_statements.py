@@ -13,17 +13,19 @@ a driver connection in autocommit mode and rows come back as named
 tuples.
 
 Only for file-based SQLite tuned by :mod:`.sqlite`, and only lone
-statements: each is atomic on its own, a read in WAL mode never waits
-for a writer, and a writer holds the engine's write lock as every other
-does.  A statement that could break a constraint (a unique name, a
-foreign key) is not run here: oslo.db's translation of that error is
-what the callers rely on.  Other databases go through SQLAlchemy, where
-oslo.db translates errors and watches outages.  A listener of
-``before_cursor_execute`` on the engine still hears these statements
-(tests record and refuse statements that way).
+statements, each atomic on its own, or a node's change with the step
+history it ends, in a transaction of their own (:func:`transaction`).  A
+read in WAL mode never waits for a writer, and a writer holds the
+engine's write lock as every other does.  A node UPDATE that could break
+a constraint (a unique name, a foreign key) is not run here: oslo.db's
+translation of that error is what the callers rely on.  Other databases
+go through SQLAlchemy, where oslo.db translates errors and watches
+outages.  A listener of ``before_cursor_execute`` on the engine still
+hears these statements (tests record and refuse statements that way).
 """
 
 import collections
+import contextlib
 import sqlite3
 
 from oslo_db import exception as db_exc
@@ -34,9 +36,9 @@ _REQUIRED = object()
 
 
 class DirectStatement:
-    """``statement`` (a SELECT, or an UPDATE with or without RETURNING,
-    whose values all come from its binds) run on a driver connection of
-    its own."""
+    """``statement`` (a SELECT, an UPDATE with or without RETURNING, an
+    INSERT, whose values all come from its binds) run on a driver
+    connection of its own."""
 
     def __init__(self, statement):
         self._statement = statement
@@ -64,36 +66,41 @@ class DirectStatement:
         self._prepared[dialect] = prepared
         return prepared
 
-    def _run(self, engine, params):
+    def _prepared_for(self, engine):
         dialect = engine.dialect
-        prepared = self._prepared.get(dialect) or self._prepare(dialect)
-        sql, binds, row_type, converts = prepared
+        return self._prepared.get(dialect) or self._prepare(dialect)
+
+    @staticmethod
+    def _values(binds, params):
         values = []
         for name, default, convert in binds:
             value = params[name] if default is _REQUIRED else params.get(
                 name, default)
             values.append(value if convert is None else convert(value))
+        return values
+
+    def _run(self, engine, params, connection):
+        sql, binds, row_type, converts = self._prepared_for(engine)
+        values = self._values(binds, params)
         listening = engine.dispatch.before_cursor_execute
         if listening:
             listening(None, None, sql, values, None, False)
-        connections = _connections(engine)
-        connection = connections.lend()
-        try:
-            cursor = connection.execute(sql, values)
+        with _lent(engine, connection) as lent:
+            cursor = lent.execute(sql, values)
             # Fetched to the end: the statement is then reset and holds
             # no read snapshot while the connection is idle.
             rows = cursor.fetchall()
             count = cursor.rowcount
-        except sqlite3.Error as exc:
-            raise db_exc.DBError(exc) from exc
-        finally:
-            connections.give_back(connection)
         return rows, count, row_type, converts
 
-    def rows(self, engine, params):
+    def rows(self, engine, params, connection=None):
         """The rows (of a SELECT, or an UPDATE's RETURNING), each column
-        converted as SQLAlchemy would."""
-        rows, _count, row_type, converts = self._run(engine, params)
+        converted as SQLAlchemy would.
+
+        :param connection: one from :func:`transaction` to run in.
+        """
+        rows, _count, row_type, converts = self._run(engine, params,
+                                                     connection)
         converted = []
         for row in rows:
             row = list(row)
@@ -102,13 +109,57 @@ class DirectStatement:
             converted.append(row_type._make(row))
         return converted
 
-    def one_or_none(self, engine, params):
-        rows = self.rows(engine, params)
+    def one_or_none(self, engine, params, connection=None):
+        rows = self.rows(engine, params, connection)
         return rows[0] if rows else None
 
-    def rowcount(self, engine, params):
+    def rowcount(self, engine, params, connection=None):
         """How many rows an UPDATE without RETURNING changed."""
-        return self._run(engine, params)[1]
+        return self._run(engine, params, connection)[1]
+
+    def run_many(self, engine, many_params, connection):
+        """Run an INSERT once for each of ``many_params``, in
+        ``connection``'s transaction."""
+        sql, binds, _row_type, _converts = self._prepared_for(engine)
+        many_values = [self._values(binds, params) for params in many_params]
+        listening = engine.dispatch.before_cursor_execute
+        if listening:
+            listening(None, None, sql, many_values, None, True)
+        with _lent(engine, connection) as lent:
+            lent.executemany(sql, many_values)
+
+
+@contextlib.contextmanager
+def _lent(engine, connection=None):
+    """``connection``, or one lent for the block; SQLite's errors as
+    oslo.db's."""
+    connections = None
+    if connection is None:
+        connections = _connections(engine)
+        connection = connections.lend()
+    try:
+        yield connection
+    except sqlite3.Error as exc:
+        raise db_exc.DBError(exc) from exc
+    finally:
+        if connections is not None:
+            connections.give_back(connection)
+
+
+@contextlib.contextmanager
+def transaction(engine):
+    """A driver connection in a transaction of its own, for statements
+    that must be written together (a node's change and its step history):
+    committed when the block ends, rolled back if it raises.  The caller
+    holds the engine's write lock."""
+    with _lent(engine) as connection:
+        connection.execute('BEGIN')
+        try:
+            yield connection
+        except BaseException:
+            connection.execute('ROLLBACK')
+            raise
+        connection.execute('COMMIT')
 
 
 class _Connections:

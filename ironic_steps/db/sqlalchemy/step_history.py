@@ -9,11 +9,17 @@ objects layer's and the step runner's business.
 
 import sqlalchemy as sa
 
+from ironic_steps.db.sqlalchemy import direct_statements
 from ironic_steps.db.sqlalchemy import models
 
 _HISTORY = models.NodeStepHistory.__table__
 
 _INSERT = sa.insert(_HISTORY)
+# Every column from a bind, created_at too (SQLAlchemy computes its default
+# only in its own executions): for direct_statements.
+_DIRECT_INSERT = direct_statements.DirectStatement(sa.insert(_HISTORY).values({
+    column.name: sa.bindparam(column.name, value=None, type_=column.type)
+    for column in _HISTORY.c if column.name != 'id'}))
 
 
 def record(connection, entries):
@@ -22,6 +28,14 @@ def record(connection, entries):
     it."""
     if entries:
         connection.execute(_INSERT, list(entries))
+
+
+def record_directly(engine, connection, entries, created_at):
+    """:func:`record` in a transaction of direct_statements."""
+    if entries:
+        _DIRECT_INSERT.run_many(
+            engine, [dict(entry, created_at=created_at) for entry in entries],
+            connection)
 
 
 def _cutoff(node_id, keep):

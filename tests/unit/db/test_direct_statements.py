@@ -5,6 +5,7 @@ import datetime
 import sqlite3
 
 import sqlalchemy as sa
+from oslo_db import exception as db_exc
 
 from ironic_steps.common import exception
 from ironic_steps.db import api as db_api
@@ -196,3 +197,54 @@ class DirectWriteTest(base.TestCase):
             stored = connection.execute(node_statements.NODE_BY['id'],
                                         {'ident': self.node.id}).one()
         self.assertEqual({'seen': 'yes'}, stored.extra)
+
+    def ended_step(self, step, **changes):
+        started = datetime.datetime(2026, 12, 7, 8, 0, 0)
+        return dict(dict(
+            node_id=self.node.id, flow='deploy',
+            flow_run='6f1b0b0e-8d1d-4b9a-9d5e-0c6a3cf1c001',
+            interface='deploy', step=step, args={'secret': '******'},
+            priority=50, started_at=started, finished_at=started,
+            outcome='success'), **changes)
+
+    def test_a_change_and_the_steps_it_ends_are_written_together(self):
+        written_at, _released = self.dbapi.update_node(
+            self.node.id, {'provision_state': 'deploying'},
+            ended_steps=[self.ended_step('one'), self.ended_step('two')])
+        self.assertEqual(['BEGIN', 'UPDATE', 'INSERT', 'COMMIT'],
+                         self.traced(lambda: self.dbapi.update_node(
+                             self.node.id, {'extra': {'n': 1}},
+                             ended_steps=[self.ended_step('three')])))
+        rows = self.dbapi.get_step_history(self.node.id, 10)
+        self.assertEqual(['one', 'two', 'three'], [row.step for row in rows])
+        self.assertEqual({'secret': '******'}, rows[0].args)
+        self.assertEqual(written_at, rows[0].created_at)
+        self.assertEqual('deploying',
+                         self.dbapi.get_node_by_id(self.node.id)
+                         .provision_state)
+
+    def test_a_refused_step_takes_the_change_back_with_it(self):
+        refused = self.ended_step('two', flow=None)   # NOT NULL
+        self.assertRaises(db_exc.DBError, self.dbapi.update_node,
+                          self.node.id, {'extra': {'lost': True}},
+                          ended_steps=[self.ended_step('one'), refused])
+        self.assertIsNone(self.dbapi.get_node_by_id(self.node.id).extra)
+        self.assertEqual([], self.dbapi.get_step_history(self.node.id, 10))
+        # The connection was left without a transaction open.
+        self.dbapi.update_node(self.node.id, {'extra': {'next': True}})
+        self.assertEqual({'next': True},
+                         self.dbapi.get_node_by_id(self.node.id).extra)
+
+    def traced(self, call):
+        """What SQLite itself ran during ``call``, by verb."""
+        seen = []
+        connections = direct_statements.idle_connections(
+            sqlalchemy_api.get_engine())
+        for connection in connections:
+            connection.set_trace_callback(seen.append)
+        try:
+            call()
+        finally:
+            for connection in connections:
+                connection.set_trace_callback(None)
+        return [statement.split()[0].upper() for statement in seen]

@@ -192,12 +192,6 @@ class Services(fixtures.Fixture):
                              if future.exception() is None)
         return [future.result() for future in starting]
 
-    @staticmethod
-    def stop(*services):
-        """SIGTERM ``services`` at once; return once every one has ended."""
-        with futures.ThreadPoolExecutor(len(services)) as pool:
-            list(pool.map(lambda service: service.stop(), services))
-
     def _stop_all(self):
         if self._started:
             with futures.ThreadPoolExecutor(len(self._started)) as pool:

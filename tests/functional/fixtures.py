@@ -13,6 +13,8 @@ import urllib.request
 
 import fixtures
 
+from tests.functional import service_forkserver
+
 BIN = os.path.dirname(sys.executable)
 
 
@@ -42,11 +44,18 @@ class ServiceProcess(fixtures.Fixture):
     :param options: {section: {option: value}} for its config file.
     :param state_path: share one with other processes to share the
         embedded database; a private one by default.
+    :param forked: run the console script in a child of the test
+        process's service fork server (:mod:`service_forkserver`: the same
+        entry point, without the seconds of imports), unless
+        ``IRONIC_STEPS_TEST_EXEC_SERVICES`` is set; otherwise (the
+        default) the executable itself.
     """
 
     def __init__(self, command='ironic-steps', options=None, state_path=None,
-                 host='functional-conductor'):
+                 host='functional-conductor', forked=False):
         super().__init__()
+        self.forked = forked and not os.environ.get(
+            'IRONIC_STEPS_TEST_EXEC_SERVICES')
         self.command = command
         self.options = options or {}
         self.state_path = state_path
@@ -73,10 +82,23 @@ class ServiceProcess(fixtures.Fixture):
                 conf.write('[%s]\n' % section)
                 conf.writelines('%s = %s\n' % item
                                 for item in values.items())
-        self.process = subprocess.Popen(
-            [os.path.join(BIN, self.command), '--config-file',
-             self.config_file],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # A service started again on the same state path and host appends
+        # to the log of the one before: only what this one writes counts.
+        try:
+            self._log_start = os.path.getsize(self.log_file)
+        except FileNotFoundError:
+            self._log_start = 0
+        self.stderr_file = os.path.join(self.state_path, '%s-%s.stderr' % (
+            self.command, self.host))
+        argv = [os.path.join(BIN, self.command), '--config-file',
+                self.config_file]
+        if self.forked:
+            self.process = service_forkserver.FORK_SERVER.start(
+                argv, self.stderr_file)
+        else:
+            with open(self.stderr_file, 'wb') as stderr:
+                self.process = subprocess.Popen(
+                    argv, stdout=subprocess.DEVNULL, stderr=stderr)
         self.addCleanup(self.stop)
         self._wait_until_up()
 
@@ -87,15 +109,16 @@ class ServiceProcess(fixtures.Fixture):
                 return True
             except OSError:
                 return False
-        return ' started (' in self.log()
+        return ' started (' in self.log()[self._log_start:]
 
     def _wait_until_up(self, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError('%s exited with %s: %s' % (
-                    self.command, self.process.returncode,
-                    self.process.stderr.read().decode()[-3000:]))
+                with open(self.stderr_file, errors='replace') as stderr:
+                    raise RuntimeError('%s exited with %s: %s' % (
+                        self.command, self.process.returncode,
+                        stderr.read()[-3000:]))
             if self._ready():
                 return
             time.sleep(0.1)
@@ -105,8 +128,6 @@ class ServiceProcess(fixtures.Fixture):
     def stop(self):
         """SIGTERM the process this fixture started, by its PID."""
         stop_process(self.process)
-        if not self.process.stderr.closed:
-            self.process.stderr.close()
 
     def kill(self):
         """SIGKILL the process this fixture started, by its PID: a crash,
@@ -136,29 +157,36 @@ def create_schema(state_path, database_url):
 
 class Services(fixtures.Fixture):
     """Service processes on one state path, started in parallel (each
-    takes seconds to come up) and stopped in parallel."""
+    takes seconds to come up) and stopped in parallel, those still running
+    at cleanup included."""
 
-    def __init__(self, state_path, options):
+    def __init__(self, state_path, options=None, forked=False):
         super().__init__()
         self.state_path = state_path
         self.options = options
+        self.forked = forked
 
     def _setUp(self):
         self._started = []
         self.addCleanup(self._stop_all)
 
     def start(self, *commands_and_hosts):
-        """Start (command, host) services; their :class:`ServiceProcess`
-        fixtures, in order."""
-        def start_one(command_and_host):
-            command, host = command_and_host
-            service = ServiceProcess(command, self.options,
-                                     state_path=self.state_path, host=host)
+        """Start (command, host) services with this fixture's options;
+        their :class:`ServiceProcess` fixtures, in order."""
+        return self.start_processes(*[
+            ServiceProcess(command, self.options, state_path=self.state_path,
+                           host=host, forked=self.forked)
+            for command, host in commands_and_hosts])
+
+    def start_processes(self, *services):
+        """Set up :class:`ServiceProcess` fixtures (not yet set up) at
+        once; them, in order, once every one is up."""
+        def start_one(service):
             service.setUp()
             return service
-        with futures.ThreadPoolExecutor(len(commands_and_hosts)) as pool:
-            starting = [pool.submit(start_one, command_and_host)
-                        for command_and_host in commands_and_hosts]
+        with futures.ThreadPoolExecutor(len(services)) as pool:
+            starting = [pool.submit(start_one, service)
+                        for service in services]
         # Those that started are stopped at cleanup even if one failed.
         self._started.extend(future.result() for future in starting
                              if future.exception() is None)
@@ -171,9 +199,9 @@ class Services(fixtures.Fixture):
                               self._started))
 
 
-def AllInOneService(options=None):
+def AllInOneService(options=None, forked=False):
     """The embedded service: API + conductor + SQLite in one process."""
-    return ServiceProcess('ironic-steps', options)
+    return ServiceProcess('ironic-steps', options, forked=forked)
 
 
 _FORK_SERVER_SCRIPT = os.path.join(os.path.dirname(__file__),

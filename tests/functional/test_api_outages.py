@@ -2,9 +2,13 @@
 bursts of connections.
 
 Real processes: ``ironic-steps-api`` (and, for the broker, an
-``ironic-steps-conductor``) on a private PostgreSQL server and a private
-RabbitMQ, which the tests stop and start again.  While one is down, the
-API answers 503 with ``Retry-After`` in Ironic's error format, at once,
+``ironic-steps-conductor``) on the test process's PostgreSQL server and
+RabbitMQ broker, which the tests stop and start again (and start at
+cleanup, should a test end first), each test with a database
+(:mod:`tests.functional.schema`) and a broker virtual host of its own;
+the services are forked from the service fork server
+(:mod:`tests.functional.service_forkserver`).  While one is down, the API
+answers 503 with ``Retry-After`` in Ironic's error format, at once,
 changing nothing; it logs the outage once, and once more when it ends; it
 serves again when the dependency is back, without a restart.  Fifty
 clients connecting at once are all answered, before and during the
@@ -24,6 +28,7 @@ import testtools
 from tests import burst
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
+from tests.functional import schema
 from tests import postgresql
 
 #: In the database URL; it must never reach a log line or an answer.
@@ -63,13 +68,10 @@ class OutageTestBase(testtools.TestCase):
         postgresql.require(self)
         self.state_path = self.useFixture(fixtures.TempDir()).path
 
-    def create_schema(self, database_url):
-        functional.create_schema(self.state_path, database_url)
-
     def start(self, options, *commands_and_hosts):
         """Start (command, host) services with ``options``, in parallel."""
         return self.useFixture(functional.Services(
-            self.state_path, options)).start(*commands_and_hosts)
+            self.state_path, options, forked=True)).start(*commands_and_hosts)
 
     def assertBurstAnswered(self, service, status):
         """50 clients connecting at once all get ``status``, none reset."""
@@ -101,10 +103,11 @@ class DatabaseOutageTest(OutageTestBase):
 
     def setUp(self):
         super().setUp()
-        self.database = self.useFixture(postgresql.PostgreSQLServer())
-        url = self.database.url().replace('//postgres@',
-                                          '//postgres:%s@' % PASSWORD)
-        self.create_schema(url)
+        self.database = postgresql.shared_server()
+        url = schema.migrated_database(self.database).replace(
+            '//postgres@', '//postgres:%s@' % PASSWORD)
+        # The server is the test process's: up again for the next test.
+        self.addCleanup(self.database.start)
         self.api, = self.start({'database': {'connection': url}},
                                ('ironic-steps-api', 'api'))
 
@@ -136,9 +139,8 @@ class BrokerOutageTest(OutageTestBase):
     def setUp(self):
         super().setUp()
         rabbitmq.require(self)
-        self.broker = self.useFixture(rabbitmq.RabbitMQServer())
-        url = postgresql.shared_server().url()
-        self.create_schema(url)
+        self.broker = self.useFixture(rabbitmq.VirtualHost())
+        url = schema.migrated_database(postgresql.shared_server())
         self.options = {
             'DEFAULT': {'rpc_transport': 'oslo',
                         'transport_url': self.broker.url,
@@ -150,6 +152,8 @@ class BrokerOutageTest(OutageTestBase):
             # Consumers reconnect every second, not 1, 3, 7 ... s apart,
             # so that the test does not wait for them once the broker is
             # back. (A call's own tries are one interval apart either way.)
+            # (Not rabbitmq.SERVICE_OPTIONS: the heartbeat checks stay
+            # oslo.messaging's own, as the outage is what is tested.)
             'oslo_messaging_rabbit': {'rabbit_retry_backoff': 0},
         }
         # The second API never calls before the outage: it has never

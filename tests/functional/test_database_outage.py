@@ -1,8 +1,10 @@
 """A conductor that loses its database mid-step, on a real PostgreSQL.
 
-The server is this test's own, stopped and started under a running deploy:
-a short outage costs the flow a pause; a long one fails it where it stood,
-and its lock is freed once the database answers again.
+The server is the test process's (each test has a fresh, migrated
+database on it: :class:`tests.base.PostgreSQLDatabase`), stopped and
+started under a running deploy, and started again at cleanup, whatever
+the test did: a short outage costs the flow a pause; a long one fails it
+where it stood, and its lock is freed once the database answers again.
 """
 
 import threading
@@ -13,26 +15,11 @@ import fixtures
 from ironic_steps.common import outage
 from ironic_steps.common import states
 from ironic_steps.conductor import task_manager
-from ironic_steps.db import migration
-from ironic_steps.db.sqlalchemy import api as sqlalchemy_api
 from ironic_steps.drivers import base as drivers_base
 from ironic_steps import objects
 from tests import base
 from tests import plugins
 from tests import postgresql
-
-
-class PrivatePostgreSQL(fixtures.Fixture):
-    """A migrated database on a PostgreSQL server of its own."""
-
-    require = postgresql.PostgreSQLServer.require
-
-    def _setUp(self):
-        self.server = self.useFixture(postgresql.PostgreSQLServer())
-        self.url = self.server.url()
-        sqlalchemy_api.configure(connection=self.url)
-        self.addCleanup(sqlalchemy_api.configure)
-        migration.upgrade()
 
 
 class GatedDeploy(drivers_base.DeployInterface):
@@ -54,7 +41,7 @@ class GatedDeploy(drivers_base.DeployInterface):
 
 class DatabaseOutageTest(base.ConductorTestCase):
 
-    database = PrivatePostgreSQL
+    database = base.PostgreSQLDatabase
 
     def setUp(self):
         super().setUp()
@@ -62,7 +49,7 @@ class DatabaseOutageTest(base.ConductorTestCase):
         self.useFixture(plugins.HardwarePlugin('gated',
                                                deploy=self.deploy_interface))
         self.config(enabled_hardware_types=['fake-hardware', 'gated'])
-        self.server = self.db.server
+        self.server = postgresql.shared_server()
         self.addCleanup(self.server.start)
         self.logs = self.useFixture(fixtures.FakeLogger(level='INFO'))
         outage.DATABASE.reset()

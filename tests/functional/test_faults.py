@@ -7,6 +7,15 @@ once mid-deploy.  The deploy flows run on PostgreSQL and on MariaDB.
 What must hold each time: every node ends ``active`` or failed with a
 reason, none stays in a working or waiting state, none is left locked,
 and what failed deploys again without restarting anything.
+
+The servers are the test process's own (one broker, one server of each
+database kind): each test has a fresh virtual host on the broker
+(:class:`tests.functional.rabbitmq.VirtualHost`) and a fresh migrated
+database (:mod:`tests.functional.schema`).  A test that stops the broker
+or the database server has it started again at its cleanup.  The service
+processes are forked from the test process's service fork server
+(:mod:`tests.functional.service_forkserver`): the console scripts' own
+entry points, without their seconds of imports.
 """
 
 import time
@@ -18,6 +27,7 @@ import testtools
 from tests import burst
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
+from tests.functional import schema
 from tests.functional import test_api_outages
 from tests.functional import test_rolling_upgrade
 from tests import mariadb
@@ -29,6 +39,11 @@ SETTLED = ('active', 'deploy failed')
 WORKING = ('deploying', 'wait call-back')
 #: Seconds without a heartbeat after which a conductor counts as dead.
 HEARTBEAT_TIMEOUT = 4
+#: Tests whose services see the broker go away: they keep oslo.messaging's
+#: own heartbeat checks (rabbitmq.SERVICE_OPTIONS checks the connection
+#: twenty times as often, and a check that finds the broker gone
+#: reconnects, holding the connection: not what a deployment does).
+STOP_THE_BROKER = ('test_a_rabbitmq_restart_mid_deploy_leaves_no_node_stuck',)
 
 
 def owned_by(owner, count):
@@ -47,12 +62,11 @@ class DeployFaults:
         super().setUp()
         rabbitmq.require(self)
         self.database_server.require(self)
-        self.broker = self.useFixture(rabbitmq.RabbitMQServer())
-        self.database = self.useFixture(self.database_server())
-        url = self.database.url()
+        self.broker = self.useFixture(rabbitmq.VirtualHost())
+        self.database = self.database_server.shared()
+        url = schema.migrated_database(self.database)
         state_path = self.useFixture(fixtures.TempDir()).path
-        functional.create_schema(state_path, url)
-        services = self.useFixture(functional.Services(state_path, {
+        options = {
             'DEFAULT': {'rpc_transport': 'oslo',
                         'transport_url': self.broker.url},
             'database': {'connection': url},
@@ -63,7 +77,11 @@ class DeployFaults:
                           'heartbeat_timeout': HEARTBEAT_TIMEOUT,
                           'hash_ring_reset_interval': 1,
                           'node_locked_retry_interval': 0.1},
-        }))
+        }
+        if self._testMethodName not in STOP_THE_BROKER:
+            options['oslo_messaging_rabbit'] = dict(rabbitmq.SERVICE_OPTIONS)
+        services = self.useFixture(functional.Services(state_path, options,
+                                                       forked=True))
         started = services.start(
             *[('ironic-steps-conductor', host) for host in CONDUCTORS],
             ('ironic-steps-api', 'api'))
@@ -207,6 +225,8 @@ class FaultsOnPostgreSQLTest(DeployFaults, testtools.TestCase):
         self.wait_until(lambda: any(
             self.api.node(node_uuid)['provision_state'] == 'deploying'
             for node_uuid in node_uuids))
+        # The server is the test process's: up again for the next test.
+        self.addCleanup(self.database.start)
         self.database.stop()
         time.sleep(6)
         self.database.start()

@@ -1,8 +1,18 @@
 """A rolling upgrade with real processes: two conductors and an API on one
 PostgreSQL database and a real RabbitMQ, one conductor pinned to the
 release before deploy steps, then the pin removed.
+
+Each test has its own database (a copy of the migrated template,
+:mod:`tests.functional.schema`) on the test process's PostgreSQL server,
+and its own virtual host on the process's RabbitMQ broker
+(:class:`tests.functional.rabbitmq.VirtualHost`).  The service processes
+are forked from the test process's service fork server
+(:mod:`tests.functional.service_forkserver`); services that do not depend
+on each other start together; the conductor still goes before the API
+when the pin is lifted.
 """
 
+from concurrent import futures
 import time
 import urllib.error
 import uuid
@@ -14,6 +24,7 @@ from ironic_steps.conductor import hash_ring
 from ironic_steps import release_mappings
 from tests.functional import fixtures as functional
 from tests.functional import rabbitmq
+from tests.functional import schema
 from tests import postgresql
 
 OLD, NEW = 'conductor-old', 'conductor-new'
@@ -44,8 +55,8 @@ class RollingUpgradeTest(testtools.TestCase):
         # variant, for machines without RabbitMQ.)
         rabbitmq.require(self)
         postgresql.require(self)
-        self.broker = self.useFixture(rabbitmq.RabbitMQServer())
-        database = self.useFixture(postgresql.PostgreSQLServer()).url()
+        self.broker = self.useFixture(rabbitmq.VirtualHost())
+        database = schema.migrated_database(postgresql.shared_server())
         self.state_path = self.useFixture(fixtures.TempDir()).path
         self.base = {
             'DEFAULT': {'rpc_transport': 'oslo',
@@ -55,16 +66,29 @@ class RollingUpgradeTest(testtools.TestCase):
             'conductor': {'node_locked_retry_interval': 0.1,
                           'heartbeat_interval': 1,
                           'hash_ring_reset_interval': 1},
+            'oslo_messaging_rabbit': dict(rabbitmq.SERVICE_OPTIONS),
         }
-        functional.create_schema(self.state_path, database)
+        # Those still running at cleanup stop together.
+        self.services = self.useFixture(functional.Services(self.state_path))
 
-    def start(self, command, host, pinned, release='0.1'):
+    def service(self, command, host, pinned, release='0.1'):
+        """A :class:`functional.ServiceProcess` to start."""
         options = {section: dict(values)
                    for section, values in self.base.items()}
         if pinned:
             options['DEFAULT'].update(pin_release_version=release)
-        return self.useFixture(functional.ServiceProcess(
-            command, options, state_path=self.state_path, host=host))
+        return functional.ServiceProcess(command, options,
+                                         state_path=self.state_path,
+                                         host=host, forked=True)
+
+    def start(self, command, host, pinned, release='0.1'):
+        return self.start_together(
+            (command, host, pinned, release))[0]
+
+    def start_together(self, *services):
+        """Start (command, host, pinned, release) services at once."""
+        return self.services.start_processes(
+            *[self.service(*service) for service in services])
 
     def deploy(self, api, node_uuids):
         for node_uuid in node_uuids:
@@ -72,9 +96,10 @@ class RollingUpgradeTest(testtools.TestCase):
                         {'target': 'active'})
 
     def test_pinned_conductor_deploys_the_old_way_until_the_pin_is_lifted(self):
-        old = self.start('ironic-steps-conductor', OLD, pinned=True)
-        self.start('ironic-steps-conductor', NEW, pinned=False)
-        api_service = self.start('ironic-steps-api', 'api', pinned=True)
+        old, _, api_service = self.start_together(
+            ('ironic-steps-conductor', OLD, True, '0.1'),
+            ('ironic-steps-conductor', NEW, False, '0.1'),
+            ('ironic-steps-api', 'api', True, '0.1'))
         api = functional.RestClient(api_service.endpoint)
         # A pinned API speaks the old release's newest microversion.
         self.assertEqual('1.43', api.request('GET', '/v1')[1]['version'][
@@ -107,11 +132,7 @@ class RollingUpgradeTest(testtools.TestCase):
             self.assertNotIn('deploy_steps', node['driver_internal_info'])
 
         # Every service upgraded: the pin is lifted, one by one.
-        old.stop()
-        self.start('ironic-steps-conductor', OLD, pinned=False)
-        api_service.stop()
-        api_service = self.start('ironic-steps-api', 'api', pinned=False)
-        api = functional.RestClient(api_service.endpoint)
+        api = self.unpin(old, api_service)
         self.assertEqual(release_mappings.RELEASE_MAPPING['master']['api'],
                          api.request('GET', '/v1')[1]['version']['version'])
 
@@ -140,11 +161,11 @@ class RollingUpgradeTest(testtools.TestCase):
     def test_a_template_deploy_begun_unpinned_ends_on_a_pinned_conductor(self):
         # The last step of an upgrade from 0.2: the API and one conductor
         # are unpinned, the other conductor still pinned to 0.2.
-        self.start('ironic-steps-conductor', OLD, pinned=True,
-                   release='0.2')
-        new = self.start('ironic-steps-conductor', NEW, pinned=False)
-        api = functional.RestClient(self.start(
-            'ironic-steps-api', 'api', pinned=False).endpoint)
+        _, new, api_service = self.start_together(
+            ('ironic-steps-conductor', OLD, True, '0.2'),
+            ('ironic-steps-conductor', NEW, False, '0.1'),
+            ('ironic-steps-api', 'api', False, '0.1'))
+        api = functional.RestClient(api_service.endpoint)
         node_uuid = uuids_owned_by([OLD, NEW], NEW, 1)[0]
         api.enrol_available([node_uuid])
         raid = {'raid_config': {'logical_disks': [{'size_gb': 10,
@@ -184,11 +205,10 @@ class RollingUpgradeTest(testtools.TestCase):
         """One conductor and the API still pinned to ``release``, one
         conductor unpinned: (old conductor, API service, its client); the
         API answers up to ``max_version``."""
-        old = self.start('ironic-steps-conductor', OLD, pinned=True,
-                         release=release)
-        self.start('ironic-steps-conductor', NEW, pinned=False)
-        api_service = self.start('ironic-steps-api', 'api', pinned=True,
-                                 release=release)
+        old, _, api_service = self.start_together(
+            ('ironic-steps-conductor', OLD, True, release),
+            ('ironic-steps-conductor', NEW, False, release),
+            ('ironic-steps-api', 'api', True, release))
         api = functional.RestClient(api_service.endpoint)
         self.assertEqual(max_version, api.request('GET', '/v1')[1][
             'version']['version'])
@@ -206,10 +226,16 @@ class RollingUpgradeTest(testtools.TestCase):
         return api.wait_for(node_uuid, 'manageable')
 
     def unpin(self, old, api_service):
-        """Every service unpinned: the client of the new API."""
+        """Every service unpinned, the conductor first, then the API: the
+        client of the new API."""
         old.stop()
-        self.start('ironic-steps-conductor', OLD, pinned=False)
-        api_service.stop()
+        # The pinned API has nothing to do with the conductor's restart:
+        # it stops meanwhile.
+        with futures.ThreadPoolExecutor(2) as pool:
+            conductor = pool.submit(self.start, 'ironic-steps-conductor',
+                                    OLD, pinned=False)
+            pool.submit(api_service.stop).result()
+            conductor.result()
         return functional.RestClient(self.start(
             'ironic-steps-api', 'api', pinned=False).endpoint)
 

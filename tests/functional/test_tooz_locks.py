@@ -1,4 +1,8 @@
-"""A deploy through the all-in-one service with its node locks in Redis."""
+"""A deploy through the all-in-one service with its node locks in Redis.
+
+The service is forked from the service fork server
+(:mod:`tests.functional.service_forkserver`).
+"""
 
 import time
 
@@ -22,7 +26,7 @@ class ToozLocksOnRedisTest(testtools.TestCase):
                           'lock_backend_url': self.redis_server.url,
                           'node_locked_retry_interval': 0.1},
             # Steps long enough to look at the lock while they run.
-            'fake': {'agent_delay': 0, 'step_delay': 1.5}}))
+            'fake': {'agent_delay': 0, 'step_delay': 1.5}}, forked=True))
         self.client = functional.OpenStackClient(service.endpoint)
         # The CLI takes seconds per call here: too slow to watch a step.
         self.rest = functional.RestClient(service.endpoint)

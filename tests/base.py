@@ -75,11 +75,35 @@ class Database(fixtures.Fixture):
         self.addCleanup(sqlalchemy_api.configure)
 
 
+_server_templates = {}
+
+
+def _server_template(server):
+    """The name of a database the migrations built on ``server`` (a
+    running tests.database_servers.DatabaseServer), built once per server;
+    nothing connects to it after."""
+    with _TEMPLATE_LOCK:
+        if server not in _server_templates:
+            url = server.url()
+            sqlalchemy_api.configure(connection=url)
+            migration.upgrade()
+            # Closes the pool's connections: PostgreSQL copies a database
+            # nobody is connected to.
+            sqlalchemy_api.configure()
+            _server_templates[server] = sa.engine.make_url(url).database
+        return _server_templates[server]
+
+
 class _ServerDatabase(fixtures.Fixture):
     """A fresh, migrated database on this process's ``server`` (a
-    tests.database_servers.DatabaseServer)."""
+    tests.database_servers.DatabaseServer): a copy of one the migrations
+    built once per server, which takes a fraction of the migrations' time
+    (on MariaDB each revision's ALTER TABLE rebuilds its table)."""
 
     server = None
+    #: Run the migrations on this very database: for the tests of the
+    #: migrated schema itself, which must not see a copy.
+    migrate_here = False
 
     @classmethod
     def require(cls, test):
@@ -87,18 +111,35 @@ class _ServerDatabase(fixtures.Fixture):
         cls.server.require(test)
 
     def _setUp(self):
-        self.url = self.server.shared().url()
+        server = self.server.shared()
+        if self.migrate_here:
+            self.url = server.url()
+        else:
+            self.url = server.url(template=_server_template(server))
         sqlalchemy_api.configure(connection=self.url)
         self.addCleanup(sqlalchemy_api.configure)
-        migration.upgrade()
+        if self.migrate_here:
+            migration.upgrade()
 
 
 class PostgreSQLDatabase(_ServerDatabase):
     server = postgresql.PostgreSQLServer
 
 
+class MigratedPostgreSQLDatabase(PostgreSQLDatabase):
+    """Migrated on the test's own database, not copied."""
+
+    migrate_here = True
+
+
 class MariaDBDatabase(_ServerDatabase):
     server = mariadb.MariaDBServer
+
+
+class MigratedMariaDBDatabase(MariaDBDatabase):
+    """Migrated on the test's own database, not copied."""
+
+    migrate_here = True
 
 
 class StatementHook(fixtures.Fixture):

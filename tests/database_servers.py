@@ -3,9 +3,10 @@
 A server (:mod:`tests.postgresql`, :mod:`tests.mariadb`) is a
 :class:`DatabaseServer`: it runs on 127.0.0.1 on a free port, keeps its
 files in a directory of its own and is stopped by its fixture; ``url()``
-makes a fresh, empty database on it.  One server of each kind serves a
-whole test process, and a test needing a missing server skips, or fails
-in CI.
+makes a fresh database on it: empty, or a copy of a template database
+(which tests.base migrates once per server, instead of once per test).
+One server of each kind serves a whole test process, and a test needing
+a missing server skips, or fails in CI.
 """
 
 import atexit
@@ -28,7 +29,8 @@ class DatabaseServer(fixtures.Fixture):
 
     A subclass starts the server in ``_start()``, on ``self.port`` with
     its files under ``self.root``, stopping it at cleanup by what it
-    started; it creates a database in ``_create_database(name)``.
+    started; it creates a database in ``_create_database(name)``, and
+    one like another in ``_copy_database(template, name)``.
     """
 
     #: What the server is, for directory names and messages.
@@ -62,11 +64,19 @@ class DatabaseServer(fixtures.Fixture):
         self._databases = 0
         self._start()
 
-    def url(self):
-        """A new empty database on this server, as a SQLAlchemy URL."""
+    def _copy_database(self, template, name):
+        raise NotImplementedError
+
+    def url(self, template=None):
+        """A new database on this server, as a SQLAlchemy URL: empty, or a
+        copy of the database named ``template`` (schema and rows), which
+        nothing may write to meanwhile."""
         self._databases += 1
         name = 'ironic_steps_%d' % self._databases
-        self._create_database(name)
+        if template is None:
+            self._create_database(name)
+        else:
+            self._copy_database(template, name)
         return self.url_template % {'port': self.port, 'name': name}
 
     @classmethod

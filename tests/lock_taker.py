@@ -1,24 +1,29 @@
 """A process of its own that takes node locks, for the lock contract tests.
 
-Run as ``python -m tests.lock_taker SETTINGS_JSON``, with SETTINGS::
+:func:`start` starts one, with SETTINGS::
 
     {"database": URL, "options": {"GROUP": {"OPTION": VALUE}},
      "host": NAME, "node": UUID, "mode": "hold" | "race",
      "racers": N, "record": PATH}
 
 ``hold``: heartbeat as conductor ``host`` (as a real one does), lock the
-node and print ``held``; then, for each line on stdin, try to write the
-node under that lock and print ``saved`` or ``lost`` (NodeLockLost).
+node and say ``held``; then, for each word it is told, try to write the
+node under that lock and say ``saved`` or ``lost`` (NodeLockLost).
 
-``race``: print ``ready``, wait for a line on stdin, then ``racers``
+``race``: say ``ready``, wait to be told anything, then ``racers``
 threads each try once to run the node's step (see :func:`run_step`);
-print ``done``.
+say ``done``.
+
+A taker is forked from a multiprocessing fork server that imported this
+module once (on a single thread, with no database connection): a fresh
+interpreter per taker spent a second or more importing ironic-steps
+before it took any lock.
 """
 
-import json
-import sys
+import multiprocessing
 import threading
 import time
+import traceback
 
 from ironic_steps.common import context as ironic_context
 from ironic_steps.common import exception
@@ -61,42 +66,93 @@ def _configure(settings):
     sqlalchemy_api.configure(connection=settings['database'])
 
 
-def _hold(context, settings):
+def _hold(context, settings, connection):
     registry.register(settings['host'])
     registry.Heart(settings['host']).start()
     task = task_manager.acquire(context, settings['node'],
                                 host=settings['host'], retry=False,
                                 purpose='holding until killed')
-    print('held', flush=True)
-    for line in sys.stdin:
+    connection.send('held')
+    while True:
+        connection.recv()
         task.node.extra = dict(task.node.extra or {},
                                written_by=settings['host'])
         try:
             task.node.save()
-            print('saved', flush=True)
+            connection.send('saved')
         except exception.NodeLockLost:
-            print('lost', flush=True)
+            connection.send('lost')
 
 
-def _race(context, settings):
+def _race(context, settings, connection):
     racers = [threading.Thread(target=run_step, args=(
         context, settings['node'], '%s-%d' % (settings['host'], number),
         settings['record'])) for number in range(settings['racers'])]
-    print('ready', flush=True)
-    sys.stdin.readline()
+    connection.send('ready')
+    connection.recv()
     for racer in racers:
         racer.start()
     for racer in racers:
         racer.join()
-    print('done', flush=True)
+    connection.send('done')
 
 
-def main():
-    settings = json.loads(sys.argv[1])
-    _configure(settings)
-    context = ironic_context.get_admin_context()
-    {'hold': _hold, 'race': _race}[settings['mode']](context, settings)
+def _serve(settings, connection):
+    """The taker's process: what it says and is told goes over
+    ``connection``; an error is said as its traceback."""
+    try:
+        _configure(settings)
+        context = ironic_context.get_admin_context()
+        {'hold': _hold, 'race': _race}[settings['mode']](
+            context, settings, connection)
+    except EOFError:
+        pass   # The test is done with it.
+    except Exception:
+        connection.send(traceback.format_exc())
+        raise
 
 
-if __name__ == '__main__':
-    main()
+_FORK_SERVER = multiprocessing.get_context('forkserver')
+# The fork server imports what a taker needs before it forks the first.
+_FORK_SERVER.set_forkserver_preload([__name__])
+
+
+class Taker:
+    """A running lock taker: its process, and a line to talk to it."""
+
+    def __init__(self, settings):
+        self.connection, theirs = _FORK_SERVER.Pipe()
+        self.process = _FORK_SERVER.Process(target=_serve,
+                                            args=(settings, theirs),
+                                            daemon=True)
+        self.process.start()
+        theirs.close()
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def tell(self, word):
+        self.connection.send(word)
+
+    def hear(self, timeout=60):
+        """What it says next; None if it said nothing within ``timeout``
+        seconds or is gone."""
+        try:
+            if self.connection.poll(timeout):
+                return self.connection.recv()
+        except (EOFError, OSError):
+            pass
+        return None
+
+    def stop(self):
+        """Kill it if it still runs; wait for its end."""
+        if self.process.exitcode is None:
+            self.process.kill()
+        self.process.join()
+        self.connection.close()
+
+
+def start(settings):
+    """A new :class:`Taker` with ``settings`` (see the module's doc)."""
+    return Taker(settings)

@@ -49,7 +49,8 @@ def _install_db():
 
 
 class MariaDBServer(database_servers.DatabaseServer):
-    """A running server; ``url()`` makes a fresh database."""
+    """A running server; ``url()`` makes a fresh database (empty or from a
+    template)."""
 
     kind = 'MariaDB'
     install_hint = 'apt-get install mariadb-server; pip install PyMySQL'
@@ -131,6 +132,51 @@ class MariaDBServer(database_servers.DatabaseServer):
                 cursor.execute('CREATE DATABASE %s' % name)
         finally:
             connection.close()
+
+    def _copy_database(self, template, name):
+        # MariaDB has no CREATE DATABASE ... TEMPLATE, and CREATE TABLE
+        # ... LIKE drops foreign keys: each table is made again from what
+        # SHOW CREATE TABLE says of the template's (engine, character
+        # sets, collations, indexes and foreign keys included), and the
+        # template's rows (alembic's version) are copied.
+        connection = self._connect()
+        try:
+            with connection.cursor() as cursor:
+                tables, filled = self._template_tables(cursor, template)
+                cursor.execute('CREATE DATABASE %s' % name)
+                cursor.execute('USE %s' % name)
+                # Tables in any order: a foreign key may name one not yet
+                # made.
+                cursor.execute('SET foreign_key_checks = 0')
+                for create in tables.values():
+                    cursor.execute(create)
+                for table in filled:
+                    cursor.execute('INSERT INTO %s.%s SELECT * FROM %s.%s'
+                                   % (name, table, template, table))
+            connection.commit()
+        finally:
+            connection.close()
+
+    def _template_tables(self, cursor, template):
+        """({table: CREATE TABLE statement}, [tables with rows]) of
+        ``template``, read once: a template does not change."""
+        cache = self.__dict__.setdefault('_templates', {})
+        if template not in cache:
+            cursor.execute('SELECT table_name, table_type FROM '
+                           'information_schema.tables WHERE table_schema = '
+                           '%s', (template,))
+            tables, filled = {}, []
+            for table, kind in cursor.fetchall():
+                if kind != 'BASE TABLE':
+                    raise RuntimeError('%s.%s is a %s: only tables are '
+                                       'copied' % (template, table, kind))
+                cursor.execute('SHOW CREATE TABLE %s.%s' % (template, table))
+                tables[table] = cursor.fetchone()[1]
+                if cursor.execute('SELECT 1 FROM %s.%s LIMIT 1'
+                                  % (template, table)):
+                    filled.append(table)
+            cache[template] = tables, filled
+        return cache[template]
 
 
 available = MariaDBServer.available

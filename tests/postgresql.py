@@ -20,7 +20,8 @@ def _bin_dir():
 
 
 class PostgreSQLServer(database_servers.DatabaseServer):
-    """A running cluster; ``url()`` makes a fresh database."""
+    """A running cluster; ``url()`` makes a fresh database (empty or
+    from a template)."""
 
     kind = 'PostgreSQL'
     install_hint = 'apt-get install postgresql; pip install psycopg2-binary'
@@ -68,9 +69,26 @@ class PostgreSQLServer(database_servers.DatabaseServer):
                        + list(args), check=True, capture_output=True,
                        cwd=self.root)
 
+    def _execute(self, statement):
+        # A connection, not createdb: no process to start per database.
+        import psycopg2
+        connection = psycopg2.connect(host='127.0.0.1', port=self.port,
+                                      user='postgres', dbname='postgres')
+        try:
+            # CREATE DATABASE cannot run in a transaction.
+            connection.autocommit = True
+            with connection.cursor() as cursor:
+                cursor.execute(statement)
+        finally:
+            connection.close()
+
     def _create_database(self, name):
-        self._run('createdb', '-h', '127.0.0.1', '-p', str(self.port), '-U',
-                  'postgres', name)
+        self._execute('CREATE DATABASE %s' % name)
+
+    def _copy_database(self, template, name):
+        # PostgreSQL's own copy, block by block: the migrations' schema
+        # and rows exactly, whatever they are.
+        self._execute('CREATE DATABASE %s TEMPLATE %s' % (name, template))
 
 
 available = PostgreSQLServer.available

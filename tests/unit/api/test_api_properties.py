@@ -269,6 +269,41 @@ HEADERS = st.dictionaries(
 
 _ROUTE_PARAM = re.compile(r'<([^>]+)>')
 
+#: The nodes every example finds: {uuid: (name, traits, {field: value})}.
+NODES = {
+    NODE_UUID: (NODE, [TRAIT], dict(
+        driver_info={'ipmi_password': SECRETS[0],
+                     'ipmi_address': '10.0.0.1',
+                     'nested': {'api_token': SECRETS[1]},
+                     'bmc_pw': SECRETS[2], 'passwd': SECRETS[2],
+                     'deploy_iso': 'https://root:%s@10.0.0.1/d.iso'
+                                   % SECRETS[5],
+                     'bios_settings': [{'name': 'AdminPassword',
+                                        'value': SECRETS[7]}]},
+        instance_info=INSTANCE_INFO,
+        last_error='Download of %s failed' % SIGNED_URL,
+        driver_internal_info={'agent_secret_token': SECRETS[1]},
+        network_data={'links': [{'id': 'bond0', 'bond_key': SECRETS[0]}],
+                      'networks': [], 'services': []},
+        maintenance=False, maintenance_reason=None, retired=False,
+        retired_reason=None)),
+    AGENT_NODE_UUID: (AGENT_NODE, [], dict(
+        provision_state=states.DEPLOYWAIT,
+        target_provision_state=states.ACTIVE,
+        instance_info=INSTANCE_INFO,
+        driver_internal_info={'agent_secret_token': SECRETS[1]})),
+}
+#: The template every example finds (TEMPLATE_UUID).
+_TEMPLATE_FIELDS = dict(name=TEMPLATE, steps=TEMPLATE_STEPS, extra={})
+#: What requests can write of a node.
+_WRITABLE_NODE_FIELDS = ((node_schema.UPDATE_FIELDS
+                          - node_view.COMPUTED_FIELDS) | {'traits'})
+#: What a snapshot reads of each node.
+_SNAPSHOT_NODE_FIELDS = (_WRITABLE_NODE_FIELDS
+                         | {'uuid', 'name', 'reservation'}
+                         | {field for _, _, fields in NODES.values()
+                            for field in fields})
+
 
 class PropertiesTest(base.ApiTestCase):
 
@@ -278,39 +313,40 @@ class PropertiesTest(base.ApiTestCase):
         self.routes = sorted(
             (method, rule.rule) for rule in self.app.url_map.iter_rules()
             for method in rule.methods - {'OPTIONS', 'HEAD'})
-        self.ensure_state()
+        self.ensure_state(self.snapshot())
 
     def tearDown(self):
         for secret in SECRETS:
             self.assertNotIn(secret, self.logs.output)
         super().tearDown()
 
-    def ensure_state(self):
+    def ensure_state(self, snapshot):
         """The nodes and the template with secrets, as they were, whatever
-        earlier examples did."""
-        self.ensure_node(NODE, NODE_UUID, traits=[TRAIT], fields=dict(
-            driver_info={'ipmi_password': SECRETS[0],
-                         'ipmi_address': '10.0.0.1',
-                         'nested': {'api_token': SECRETS[1]},
-                         'bmc_pw': SECRETS[2], 'passwd': SECRETS[2],
-                         'deploy_iso': 'https://root:%s@10.0.0.1/d.iso'
-                                       % SECRETS[5],
-                         'bios_settings': [{'name': 'AdminPassword',
-                                            'value': SECRETS[7]}]},
-            instance_info=INSTANCE_INFO,
-            last_error='Download of %s failed' % SIGNED_URL,
-            driver_internal_info={'agent_secret_token': SECRETS[1]},
-            network_data={'links': [{'id': 'bond0',
-                                     'bond_key': SECRETS[0]}],
-                          'networks': [], 'services': []},
-            maintenance=False, maintenance_reason=None, retired=False,
-            retired_reason=None))
-        self.ensure_node(AGENT_NODE, AGENT_NODE_UUID, traits=[], fields=dict(
-            provision_state=states.DEPLOYWAIT,
-            target_provision_state=states.ACTIVE,
-            instance_info=INSTANCE_INFO,
-            driver_internal_info={'agent_secret_token': SECRETS[1]}))
+        earlier examples did; whether anything had to be done (``snapshot``,
+        of :meth:`snapshot`, shows most examples left everything as it
+        was)."""
+        if self.as_it_was(snapshot):
+            return False
+        for uuid, (name, traits, fields) in NODES.items():
+            self.ensure_node(name, uuid, traits, fields)
         self.ensure_template()
+        return True
+
+    def as_it_was(self, snapshot):
+        """Whether ``snapshot`` shows the nodes and the template as
+        :meth:`ensure_state` leaves them, the nodes unlocked."""
+        nodes, templates = snapshot
+        for uuid, (name, traits, fields) in NODES.items():
+            row = nodes.get(uuid)
+            if (row is None or row['reservation'] or row['name'] != name
+                    or row['traits'] != sorted(traits)
+                    or any(row[field] != value
+                           for field, value in fields.items())):
+                return False
+        template = templates.get(TEMPLATE_UUID)
+        return template is not None and all(
+            template[field] == value
+            for field, value in _TEMPLATE_FIELDS.items())
 
     def ensure_node(self, name, uuid, traits, fields):
         try:
@@ -354,7 +390,7 @@ class PropertiesTest(base.ApiTestCase):
                   'bmc_pw': SECRETS[2]}).create()
 
     def ensure_template(self):
-        fields = dict(name=TEMPLATE, steps=TEMPLATE_STEPS, extra={})
+        fields = _TEMPLATE_FIELDS
         try:
             template = objects.DeployTemplate.get_by_uuid(self.context,
                                                           TEMPLATE_UUID)
@@ -376,22 +412,33 @@ class PropertiesTest(base.ApiTestCase):
         if changed:
             template.save()
 
-    def written(self):
-        """What requests can write, of every node and template."""
-        nodes = {node.uuid: {field: node[field]
-                             for field in (node_schema.UPDATE_FIELDS
-                                           - node_view.COMPUTED_FIELDS)
-                             | {'traits'}}
-                 for node in objects.Node.list(self.context)}
+    def snapshot(self):
+        """(nodes, templates): every node's row as stored ({uuid: {column:
+        value}}: what requests can write, and what ensure_state sets),
+        every template's fields ({uuid: {field: value}})."""
+        # Rows, traits included, in one query: examples create nodes, and
+        # a Node object per node would read its traits in a query of its
+        # own, twice an example.
+        nodes = {row.uuid: row._asdict() for row in objects.Node.list_fields(
+            self.context, sorted(_SNAPSHOT_NODE_FIELDS))}
         templates = {template.uuid: {field: template[field]
                                      for field in template_view.FIELDS}
                      for template in objects.DeployTemplate.list(
                          self.context)}
         return nodes, templates
 
+    @staticmethod
+    def written(snapshot):
+        """What requests can write, of every node and template."""
+        nodes, templates = snapshot
+        return ({uuid: {field: row[field] for field in _WRITABLE_NODE_FIELDS}
+                 for uuid, row in nodes.items()}, templates)
+
     def check(self, method, path, **kwargs):
-        self.ensure_state()
-        before = self.written()
+        snapshot = self.snapshot()
+        if self.ensure_state(snapshot):
+            snapshot = self.snapshot()
+        before = self.written(snapshot)
         response = self.request(method, path, **kwargs)
         text = response.get_data(as_text=True)
         self.assertLess(response.status_code, 500,
@@ -404,7 +451,7 @@ class PropertiesTest(base.ApiTestCase):
                 self.assertEqual('Client', fault['faultcode'])
                 self.assertIsNone(fault['debuginfo'])
                 self.assertIsInstance(fault['faultstring'], str)
-            self.assertEqual(before, self.written(),
+            self.assertEqual(before, self.written(self.snapshot()),
                              '%s %s %r changed nodes or templates' % (
                                  method, path, kwargs))
         return response

@@ -11,11 +11,9 @@ real processes (:mod:`tests.lock_taker`) sent SIGKILL or SIGSTOP.  MariaDB
 runs it too, for both backends.
 """
 
-import json
+import multiprocessing.util
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -31,8 +29,10 @@ from tests import base
 from tests import lock_servers
 from tests import lock_taker
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+# multiprocessing keeps the fork server's socket (tests.lock_taker) in a
+# directory it makes once per process: made now, before oslotest points
+# TMPDIR at a per-test directory that goes with its test.
+multiprocessing.util.get_temp_dir()
 
 #: Beyond a backend's bound, for a loaded machine.
 _SLACK = 2.0
@@ -64,27 +64,15 @@ class LockContract:
     def start_taker(self, mode, host, **settings):
         settings = dict(settings, mode=mode, host=host, node=self.node.uuid,
                         database=self.db.url, options=self.options)
-        taker = subprocess.Popen(
-            [sys.executable, '-m', 'tests.lock_taker', json.dumps(settings)],
-            cwd=_REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
-        self.addCleanup(self._stop_taker, taker)
+        taker = lock_taker.start(settings)
+        self.addCleanup(taker.stop)
         return taker
 
-    @staticmethod
-    def _stop_taker(taker):
-        if taker.poll() is None:
-            os.kill(taker.pid, signal.SIGKILL)
-        taker.wait()
-        for stream in (taker.stdin, taker.stdout, taker.stderr):
-            stream.close()
-
     def expect_line(self, taker, expected):
-        line = taker.stdout.readline().strip()
-        if line != expected:
-            taker.kill()
-            self.fail('Lock taker said %r, not %r: %s' % (
-                line, expected, taker.stderr.read()[-3000:]))
+        said = taker.hear()
+        if said != expected:
+            taker.stop()
+            self.fail('Lock taker said %r, not %r' % (said, expected))
 
     def set_deploying(self):
         self.node.provision_state = 'deploying'
@@ -165,7 +153,7 @@ class LockContract:
         self.assertEqual('doomed', objects.Node.get(
             self.context, self.node.uuid).reservation)
         os.kill(holder.pid, signal.SIGKILL)
-        holder.wait()
+        holder.process.join()
         freed_after = self.take_when_free('survivor', time.monotonic(),
                                           self.bound + _SLACK)
         self.addDetail('freed after', content.text_content(
@@ -188,8 +176,7 @@ class LockContract:
                                 self.bound + _SLACK)
         finally:
             os.kill(holder.pid, signal.SIGCONT)
-        holder.stdin.write('write\n')
-        holder.stdin.flush()
+        holder.tell('write')
         self.expect_line(holder, 'lost')
         node = objects.Node.get(self.context, self.node.uuid)
         self.assertNotIn('written_by', node.extra or {})
@@ -208,8 +195,7 @@ class LockContract:
             self.context, self.node.uuid, 'thread-%d' % number, record))
             for number in range(4)]
         for taker in takers:
-            taker.stdin.write('go\n')
-            taker.stdin.flush()
+            taker.tell('go')
         for thread in threads:
             thread.start()
         for thread in threads:

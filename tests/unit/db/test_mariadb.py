@@ -27,7 +27,8 @@ class MigrationsOnMariaDBTest(test_migrations.MigratedSchemaTest):
     """The migrations build the models' schema on MariaDB, with the
     options that make it store what the other databases store."""
 
-    database = base.MariaDBDatabase
+    # The migrations themselves: their result, not a copy of it.
+    database = base.MigratedMariaDBDatabase
 
     def query(self, sql):
         with sqlalchemy_api.get_engine().connect() as connection:
@@ -54,6 +55,13 @@ class MigrationsOnMariaDBTest(test_migrations.MigratedSchemaTest):
             "SELECT DISTINCT datetime_precision "
             "FROM information_schema.columns "
             "WHERE table_schema = DATABASE() AND data_type = 'datetime'"))
+
+
+class CopiedSchemaOnMariaDBTest(MigrationsOnMariaDBTest):
+    """The copy of the migrated database every other test here gets (see
+    tests.base) has the migrations' schema too."""
+
+    database = base.MariaDBDatabase
 
 
 class LockOnMariaDBTest(base.TestCase):

@@ -20,6 +20,14 @@ from tests.unit.objects import test_step_history
 class MigrationsOnPostgreSQLTest(test_migrations.MigratedSchemaTest):
     """The migrations build the models' schema on PostgreSQL."""
 
+    # The migrations themselves: their result, not a copy of it.
+    database = base.MigratedPostgreSQLDatabase
+
+
+class CopiedSchemaOnPostgreSQLTest(MigrationsOnPostgreSQLTest):
+    """The copy of the migrated database every other test here gets (see
+    tests.base) has the migrations' schema too."""
+
     database = base.PostgreSQLDatabase
 
 

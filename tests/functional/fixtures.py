@@ -1,5 +1,6 @@
 """Fixtures that run the real service and the real client as processes."""
 
+import atexit
 from concurrent import futures
 import json
 import os
@@ -34,6 +35,22 @@ def stop_process(process, timeout=30):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+class SharedPerProcess(fixtures.Fixture):
+    """A server fixture of which ``shared()`` gives one running instance
+    per test process, cleaned up at the process's exit."""
+
+    _shared = None
+
+    @classmethod
+    def shared(cls):
+        if cls._shared is None:
+            server = cls()
+            server.setUp()
+            atexit.register(server.cleanUp)
+            cls._shared = server
+        return cls._shared
 
 
 class ServiceProcess(fixtures.Fixture):

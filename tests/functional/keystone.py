@@ -19,7 +19,6 @@ Every user's password is ``<name>-pw`` (the admin's comes from the
 bootstrap).  A test without Keystone skips, or fails in CI.
 """
 
-import atexit
 import json
 import os
 import shutil
@@ -28,7 +27,6 @@ import tempfile
 import time
 import urllib.request
 
-import fixtures
 from keystoneauth1.identity import v3
 from keystoneauth1 import session
 
@@ -74,20 +72,8 @@ def require(test):
     test.skipTest('no Keystone to test against: run tools/keystone-venv')
 
 
-class KeystoneServer(fixtures.Fixture):
+class KeystoneServer(functional.SharedPerProcess):
     """A running Keystone with the users above; ``url`` is its v3 API."""
-
-    _shared = None
-
-    @classmethod
-    def shared(cls):
-        """One Keystone per test process, stopped at exit."""
-        if cls._shared is None:
-            server = cls()
-            server.setUp()
-            atexit.register(server.cleanUp)
-            cls._shared = server
-        return cls._shared
 
     def _setUp(self):
         # Not under TMPDIR: a per-test directory, gone while a shared

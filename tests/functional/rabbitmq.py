@@ -17,7 +17,6 @@ costs nothing.  A test that stops the broker's app has it started again at
 its cleanup, before the next test of the process begins.
 """
 
-import atexit
 import json
 import os
 import secrets
@@ -68,11 +67,9 @@ def _permissions(vhost):
             'write': '.*', 'read': '.*'}
 
 
-class RabbitMQServer(fixtures.Fixture):
+class RabbitMQServer(functional.SharedPerProcess):
     """A running broker; ``url`` is its default virtual host's transport
     URL, :meth:`virtual_host` makes a fresh one."""
-
-    _shared = None
 
     def _setUp(self):
         # Not under TMPDIR: test runners point it at a per-test directory,
@@ -140,16 +137,6 @@ class RabbitMQServer(fixtures.Fixture):
         self._wait_until_up(timeout=90)
         self.app_running = True
         self.url = self.url_of('/')
-
-    @classmethod
-    def shared(cls):
-        """One running broker per test process, stopped at exit."""
-        if cls._shared is None:
-            server = cls()
-            server.setUp()
-            atexit.register(server.cleanUp)
-            cls._shared = server
-        return cls._shared
 
     def url_of(self, vhost):
         """The transport URL of virtual host ``vhost``."""

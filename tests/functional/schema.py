@@ -16,14 +16,12 @@ from the state dbsync left it in.
 import shutil
 import tempfile
 
+import sqlalchemy as sa
+
 from tests.functional import fixtures as functional
 
 #: {server: name of its migrated template database}
 _templates = {}
-
-
-def _name_of(url):
-    return url.rsplit('/', 1)[1].split('?', 1)[0]
 
 
 def _template(server):
@@ -35,7 +33,7 @@ def _template(server):
             functional.create_schema(state_path, url)
         finally:
             shutil.rmtree(state_path, True)
-        name = _templates[server] = _name_of(url)
+        name = _templates[server] = sa.engine.make_url(url).database
     return name
 
 

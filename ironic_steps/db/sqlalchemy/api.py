@@ -451,11 +451,7 @@ class _NodeQueries:
         holds its lock; or an earlier try of this very write went through
         (its answer lost with the connection): then whether it released
         the lock."""
-        with _read_one() as connection:
-            node = connection.execute(
-                node_statements.NODE_BY['id'], {'ident': node_id}).one_or_none()
-        if node is None:
-            raise exception.NodeNotFound(node=node_id)
+        node = self._get_node('id', node_id, with_traits=False)
         if node.updated_at == values['updated_at']:
             return node.reservation is None
         raise exception.NodeLockLost(node=node.uuid, holder=fence,
@@ -523,11 +519,7 @@ class _NodeQueries:
             node, taken = self._take_lock(take[key], take_returning[key],
                                           params)
         if node is None:
-            with _read_one() as connection:
-                node = connection.execute(
-                    node_statements.NODE_BY[key], {'ident': node_id}).one_or_none()
-        if node is None:
-            raise exception.NodeNotFound(node=node_id)
+            node = self._get_node(key, node_id, with_traits=False)
         if not taken:
             raise exception.NodeLocked(node=node.uuid, host=node.reservation)
         return node

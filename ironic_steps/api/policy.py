@@ -69,6 +69,11 @@ def get_oslo_policy_enforcer():
     return get_enforcer()
 
 
+def current_enforcer():
+    """The enforcer built so far, or None (tests)."""
+    return _enforcer
+
+
 def reset():
     """Forget the enforcer, so that the next check reloads (tests)."""
     global _enforcer

@@ -46,6 +46,8 @@ _FACADE_LOCK = threading.Lock()
 _facade = None
 _tuned = None
 _backend = None
+#: The options reconnect() configured the facade with, until configure().
+_reconnectable = None
 
 
 def _new_facade(**kwargs):
@@ -92,12 +94,30 @@ def configure(**kwargs):
     Takes oslo.db enginefacade options, e.g. ``connection='sqlite:///x'``;
     without arguments, ``[database]`` is read on first use.
     """
-    global _facade, _tuned
+    global _facade, _tuned, _reconnectable
     with _FACADE_LOCK:
         old, _facade = _facade, _new_facade(**kwargs)
         _tuned = None
+        _reconnectable = None
     if old is not None:
         old.dispose_pool()
+
+
+def reconnect(**kwargs):
+    """configure(), except that the engines an earlier reconnect() made for
+    the same options stay, with the statements they compiled; only their
+    pooled connections are closed.  For tests, which copy a fresh database
+    over one file for each test.  The engines are made here, from the
+    configuration as it is now.
+    """
+    global _reconnectable
+    if _reconnectable == kwargs:
+        for engine in set(_engines()):
+            engine.dispose()
+        return
+    configure(**kwargs)
+    _engines()
+    _reconnectable = kwargs
 
 
 def get_engine():

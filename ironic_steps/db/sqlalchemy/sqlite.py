@@ -153,8 +153,9 @@ def _lean(engine):
     if lean is None:
         return engine
     if lean.pool is not engine.pool:
-        # The engine was disposed of (a new pool): follow it.
-        lean = _new_lean(engine)
+        # The engine was disposed of (a new pool): follow it, as dispose()
+        # does, keeping the statements compiled so far.
+        lean.pool = engine.pool
     return lean
 
 
@@ -167,8 +168,8 @@ def _new_lean(engine):
 def engines(engine):
     """``engine`` and the lean engine beside it, if any: where a listener
     of statements must listen to see them all."""
-    lean = getattr(engine, _LEAN, None)
-    return (engine,) if lean is None else (engine, lean)
+    return (engine,) if getattr(engine, _LEAN, None) is None else (
+        engine, _lean(engine))
 
 
 def is_tuned(engine):

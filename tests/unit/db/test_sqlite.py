@@ -156,3 +156,35 @@ class SQLiteTuningTest(base.TestCase):
         self.assertIs(engine.pool, sqlalchemy_api.statement_engines()[1].pool)
         self.assertEqual('after-dispose',
                          objects.Node.get(self.context, node.uuid).name)
+
+
+class ReconnectTest(base.TestCase):
+    """What each test's database rests on: sqlalchemy_api.reconnect and a
+    fresh copy of the template over the file of the test before."""
+
+    def test_the_same_options_keep_the_engines_with_fresh_connections(self):
+        engine = sqlalchemy_api.get_engine()
+        pool = engine.pool
+        self.create_node()
+        self.assertGreater(pool.checkedin(), 0)
+        sqlalchemy_api.reconnect(connection=self.db.url)
+        self.assertIs(engine, sqlalchemy_api.get_engine())
+        self.assertIsNot(pool, engine.pool)
+        self.assertEqual(0, pool.checkedin())
+        self.assertEqual(1, len(objects.Node.list(self.context)))
+
+    def test_after_configure_the_engines_are_made_anew(self):
+        engine = sqlalchemy_api.get_engine()
+        sqlalchemy_api.configure(connection=self.db.url)
+        sqlalchemy_api.reconnect(connection=self.db.url)
+        self.assertIsNot(engine, sqlalchemy_api.get_engine())
+
+    def test_the_next_test_finds_the_file_empty_again(self):
+        self.create_node()
+        engine = sqlalchemy_api.get_engine()
+        fresh = self.useFixture(base.Database())
+        self.assertEqual(self.db.path, fresh.path)
+        self.assertIs(engine, sqlalchemy_api.get_engine())
+        self.assertEqual([], objects.Node.list(self.context))
+        self.create_node()
+        self.assertEqual(1, len(objects.Node.list(self.context)))

@@ -69,7 +69,7 @@ def _start_profile(args, pid, rep, phase):
                         % (phase, args.nodes, rep))
     proc = subprocess.Popen(
         [args.py_spy, 'record', '--pid', str(pid), '--format', 'raw',
-         '--rate', '250', '--output', path, '--nonblocking']
+         '--rate', str(args.py_spy_rate), '--output', path, '--nonblocking']
         + (['--idle', '--threads'] if args.py_spy_waits else ['--gil']),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, path
@@ -110,9 +110,10 @@ def one_run(args, workload, rep):
         time.sleep(1)
 
         get_spy, get_spy_path = _start_profile(args, pid, rep, 'get')
-        before = _cpu_seconds(pid)
+        before, client_before = _cpu_seconds(pid), time.process_time()
         gets = run.gets(active)
         get_cpu = _cpu_seconds(pid) - before
+        client_cpu = time.process_time() - client_before
         compare.stop_py_spy(get_spy)
         return {
             'nodes': args.nodes, 'active': len(active),
@@ -122,6 +123,7 @@ def one_run(args, workload, rep):
             'gets': args.gets, 'get_errors': gets.get('get_errors'),
             'get_p50_ms': gets.get('get_p50_ms'),
             'cpu_ms_per_get': round(1000 * get_cpu / args.gets, 3),
+            'client_cpu_ms_per_get': round(1000 * client_cpu / args.gets, 3),
             'failures': len(run.failures),
             **({'py_spy_raw': [spy_path, get_spy_path]} if spy_path
                else {}),
@@ -146,6 +148,8 @@ def main():
                         help='py-spy binary: profile the deploy and GET '
                              'phases'
                              ' (slows the service; not for figures)')
+    parser.add_argument('--py-spy-rate', type=int, default=250,
+                        help='py-spy samples per second (default 250)')
     parser.add_argument('--py-spy-waits', action='store_true',
                         help='sample every thread, idle ones too')
     parser.add_argument('--py-spy-dir', default=os.path.join(

@@ -72,10 +72,13 @@ def get_row(context, ident, version, with_traits=False):
 
     :raises NodeNotFound:
     """
-    return json_suffix.with_suffix(
-        lambda name: objects.Node.get_row(context, check(name, version),
-                                          with_traits),
-        ident, exception.NodeNotFound)
+    def find(name):
+        name = check(name, version)
+        if identifiers.is_uuid(name):
+            return objects.Node.get_row_by_uuid(context, name, with_traits)
+        return objects.Node.get_row(context, name, with_traits)
+
+    return json_suffix.with_suffix(find, ident, exception.NodeNotFound)
 
 
 def blueprint(name, path, minor):

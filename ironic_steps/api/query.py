@@ -14,6 +14,8 @@ from ironic_steps.common import exception
 
 def check_known(args, allowed):
     """:raises InvalidParameterValue: naming parameters not in ``allowed``."""
+    if not args:
+        return
     unknown = sorted(set(args) - set(allowed))
     if unknown:
         raise exception.InvalidParameterValue(

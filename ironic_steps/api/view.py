@@ -31,7 +31,6 @@ and a call per field, and a row's values are read by name in one go
 (twice as fast as an attribute per field on a SQLAlchemy row).
 """
 
-import datetime
 import functools
 
 from ironic_steps.api import errors
@@ -47,9 +46,10 @@ DETAIL_QUERY_VERSION = (1, v.MINOR_43_ENABLE_DETAIL_QUERY)
 
 
 def _time(raw):
-    # Rows hold times as stored, naive UTC; objects aware ones.
+    # Rows hold times as stored, naive UTC (written as an aware UTC time
+    # is, without a copy of each); objects aware ones.
     if raw.tzinfo is None:
-        raw = raw.replace(tzinfo=datetime.timezone.utc)
+        return raw.isoformat() + '+00:00'
     return raw.isoformat()
 
 

@@ -15,22 +15,20 @@ import threading
 import sqlalchemy as sa
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
-from oslo_db.sqlalchemy import enginefacade
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from ironic_steps.common import exception
-from ironic_steps.common import outage
 from ironic_steps.conf import CONF
 from ironic_steps.db.sqlalchemy import allocations
 from ironic_steps.db.sqlalchemy import bios_settings
 from ironic_steps.db.sqlalchemy import conductors
 from ironic_steps.db.sqlalchemy import deploy_templates
 from ironic_steps.db.sqlalchemy import direct_statements
+from ironic_steps.db.sqlalchemy import engines
 from ironic_steps.db.sqlalchemy import firmware_components
 from ironic_steps.db.sqlalchemy import inspection_rules
 from ironic_steps.db.sqlalchemy import models
-from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import node_inventory
 from ironic_steps.db.sqlalchemy import node_statements
 from ironic_steps.db.sqlalchemy import node_traits
@@ -41,109 +39,15 @@ from ironic_steps.db.sqlalchemy import sqlite
 from ironic_steps.db.sqlalchemy import step_history
 
 _LOCAL = threading.local()
-_WATCHED = '_ironic_steps_watched'
-_FACADE_LOCK = threading.Lock()
-_facade = None
-_tuned = None
 _backend = None
-#: The options reconnect() configured the facade with, until configure().
-_reconnectable = None
 
-
-def _new_facade(**kwargs):
-    facade = enginefacade.transaction_context()
-    # oslo.db yields the GIL (sleep(0)) on every connection check-in, a
-    # courtesy to green threads; with real threads it only adds latency.
-    # SQLite enforces foreign keys only when asked: the schema's ON DELETE
-    # CASCADEs (a node's traits and BIOS settings, a template's steps)
-    # rely on it.
-    kwargs.setdefault('sqlite_fk', True)
-    facade.configure(thread_checkin=False, **kwargs)
-    return facade
-
-
-def _get_facade():
-    global _facade
-    with _FACADE_LOCK:
-        if _facade is None:
-            _facade = _new_facade()
-        return _facade
-
-
-def _engines():
-    """(writer, reader): the facade's engines, tuned; looked up once per
-    facade, not at every statement (the facade's lock and its engine
-    look-up were a fiftieth of a node read)."""
-    global _facade, _tuned
-    engines = _tuned
-    if engines is None:
-        with _FACADE_LOCK:
-            if _tuned is None:
-                if _facade is None:
-                    _facade = _new_facade()
-                # The writer first: it makes the SQLite file WAL.
-                writer = _tune(_facade.writer.get_engine())
-                _tuned = (writer, _tune(_facade.reader.get_engine()))
-            engines = _tuned
-    return engines
-
-
-def configure(**kwargs):
-    """Point the database API at another database (tests, tools).
-
-    Takes oslo.db enginefacade options, e.g. ``connection='sqlite:///x'``;
-    without arguments, ``[database]`` is read on first use.
-    """
-    global _facade, _tuned, _reconnectable
-    with _FACADE_LOCK:
-        old, _facade = _facade, _new_facade(**kwargs)
-        _tuned = None
-        _reconnectable = None
-    if old is not None:
-        old.dispose_pool()
-
-
-def reconnect(**kwargs):
-    """configure(), except that the engines an earlier reconnect() made for
-    the same options stay, with the statements they compiled; only their
-    pooled connections are closed.  For tests, which copy a fresh database
-    over one file for each test.  The engines are made here, from the
-    configuration as it is now.
-    """
-    global _reconnectable
-    if _reconnectable == kwargs:
-        for engine in set(_engines()):
-            engine.dispose()
-        return
-    configure(**kwargs)
-    _engines()
-    _reconnectable = kwargs
-
-
-def get_engine():
-    return _engines()[0]
-
-
-def statement_engines():
-    """Every engine this API runs statements on, for listeners of
-    statements (tests, tools)."""
-    return sqlite.engines(get_engine())
-
-
-def _tune(engine):
-    return _watch(mysql.tune(sqlite.tune(engine)))
-
-
-def _watch(engine):
-    """Every statement that succeeds on ``engine`` ends an outage of the
-    database (:data:`outage.DATABASE`): that is how the API, which runs no
-    periodic task, learns it is back.  Not for SQLite, a local file."""
-    if engine.dialect.name == 'sqlite' or getattr(engine, _WATCHED, False):
-        return engine
-    setattr(engine, _WATCHED, True)
-    sa.event.listen(engine, 'after_cursor_execute',
-                    lambda *_: outage.DATABASE.succeeded())
-    return engine
+# The engines' set-up is engines.py's; these names are this API's too.
+configure = engines.configure
+reconnect = engines.reconnect
+get_engine = engines.get_engine
+statement_engines = engines.statement_engines
+_engines = engines.tuned
+_get_facade = engines.facade
 
 
 @contextlib.contextmanager

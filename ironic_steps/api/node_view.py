@@ -22,7 +22,6 @@ neither written nor changeable until the upgrade is over.
 from ironic_steps.api import versions as v
 from ironic_steps.api import view
 from ironic_steps.common import states as provision_states
-from ironic_steps.conf import CONF
 from ironic_steps import objects
 
 #: Every public field, in the order bodies list them ('id' is internal).
@@ -150,8 +149,6 @@ _NONE_READS_AS = {'console_enabled': bool, 'protected': bool,
 
 
 def _unknown_while_pinned():
-    if not CONF.pin_release_version:
-        return frozenset()   # asked three times by each node GET
     # chassis_uuid was shown (always null) before Node had it: it stays
     # shown while pinned, null, since no chassis exists before 0.6.
     return objects.Node.fields_unknown_under_pin() - {'chassis_uuid'}

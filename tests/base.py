@@ -8,6 +8,7 @@ database in milliseconds) and, where they need one, a real conductor.
 import atexit
 import contextlib
 import gc
+import logging
 import os
 import shutil
 import sqlite3
@@ -20,6 +21,7 @@ import oslo_messaging as messaging
 from oslo_messaging import conffixture
 from oslo_config import fixture as config_fixture
 from oslotest import base as oslotest_base
+from oslotest import log as oslotest_log
 import sqlalchemy as sa
 
 from ironic_steps.common import context
@@ -242,6 +244,15 @@ class TestCase(oslotest_base.BaseTestCase):
     """
 
     database = Database
+
+    def _fake_logs(self):
+        # A test's log records, every library's at DEBUG, are kept with
+        # it and shown if it fails.  (oslotest, unless OS_LOG_CAPTURE is
+        # set, has the root logger print them all on stderr instead: some
+        # 80,000 lines a run, between the results.)
+        self.log_fixture = self.useFixture(fixtures.FakeLogger(
+            level=logging.DEBUG,
+            format=oslotest_log.ConfigureLogging.DEFAULT_FORMAT))
 
     def setUp(self):
         _freeze_imports()

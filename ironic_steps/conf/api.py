@@ -154,8 +154,9 @@ opts = [
                default=300, min=1,
                help='Seconds within which an agent must heartbeat, as a '
                     'lookup tells it (Ironic\'s name). The agent '
-                    'heartbeats after 30 to 60 per cent of it, and at once '
-                    'when a command it runs ends.'),
+                    'heartbeats after 30 to 60 per cent of it, and when a '
+                    'command it runs ends if its last heartbeat is 5 s '
+                    'old.'),
     cfg.StrOpt('public_endpoint',
                help='Public URL of this API, used in links; by default the '
                     'URL the request came in on.'),

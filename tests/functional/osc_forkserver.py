@@ -47,7 +47,24 @@ def _import_commands():
                     importlib.import_module(entry_point.module)
                 except Exception:   # noqa: BLE001
                     pass   # the command run meets (and reports) it itself
+    _map_modules_to_distributions()
     return shell
+
+
+def _map_modules_to_distributions():
+    """Build, once, the map from module to distribution that cliff builds
+    for a command's help epilog ("provided by the ... plugin").
+
+    cliff keeps the map for the life of the process, but each command of
+    a test runs in a process of its own: building it read the metadata of
+    every installed distribution, three quarters of a command's CPU (0.37
+    of 0.5 s). Built here, every child inherits it, as it would have
+    computed it (the installed distributions do not change under a test
+    run)."""
+    from cliff import command
+    build = getattr(command, '_get_distributions_by_modules', None)
+    if build is not None:   # a cliff without the map computes nothing
+        build()
 
 
 #: The longest pause between two polls of a command's ``--wait``, seconds.

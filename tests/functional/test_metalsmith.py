@@ -125,7 +125,8 @@ class MetalsmithTest(testtools.TestCase):
     # Cleaning is the agent's: its erase steps run when the node is
     # provided and when metalsmith undeploys it.
     options = {'conductor': {'automated_clean': 'true'},
-               'api': {'ramdisk_heartbeat_timeout': '6'}}
+               'api': {'ramdisk_heartbeat_timeout':
+                       machine.HEARTBEAT_TIMEOUT}}
 
     def setUp(self):
         super().setUp()

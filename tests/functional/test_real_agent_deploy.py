@@ -33,7 +33,8 @@ class _RealAgentTestCase(testtools.TestCase):
     """A service, a fake-hardware direct node and its machine."""
 
     options = {'conductor': {'automated_clean': 'false'},
-               'api': {'ramdisk_heartbeat_timeout': '6'}}
+               'api': {'ramdisk_heartbeat_timeout':
+                       machine.HEARTBEAT_TIMEOUT}}
 
     def setUp(self):
         super().setUp()
@@ -189,7 +190,8 @@ class RealAgentLifecycleTest(_RealAgentTestCase):
     options = {'conductor': {'automated_clean': 'true',
                              'deploy_callback_timeout': '15',
                              'check_provision_state_interval': '1'},
-               'api': {'ramdisk_heartbeat_timeout': '6'}}
+               'api': {'ramdisk_heartbeat_timeout':
+                       machine.HEARTBEAT_TIMEOUT}}
 
     def test_undeploy_cleans_the_disk_with_the_agents_erase_steps(self):
         self.enrol()    # provide: the first cleaning, by the agent

@@ -32,7 +32,8 @@ class RealAgentInspectionTest(testtools.TestCase):
         self.useFixture(fixtures.TempDir())
         self.service = self.useFixture(service_fixtures.ServiceProcess(
             options={'fake': {'agent_delay': '-1'},
-                     'api': {'ramdisk_heartbeat_timeout': '6'}}))
+                     'api': {'ramdisk_heartbeat_timeout':
+                             machine.HEARTBEAT_TIMEOUT}}))
         self.api = service_fixtures.RestClient(self.service.endpoint)
         self.disks = self.useFixture(sandbox.LoopDisks())
 

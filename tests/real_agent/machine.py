@@ -23,6 +23,14 @@ from tests.real_agent import sandbox
 
 _NETWORK_BOOT = ('pxe', 'cdrom')
 
+#: ``[api] ramdisk_heartbeat_timeout`` for a service the agent talks to.
+#: The agent heartbeats after 30 to 60 per cent of it, and the conductor
+#: learns that an in-band step ended at the heartbeat after: each step
+#: waited up to 3.6 s for it at 6 s, 1.2 s at 2.  (The agent's own
+#: heartbeat at the end of a command is held back until 5 s after the
+#: last one, so it never comes sooner.)
+HEARTBEAT_TIMEOUT = '2'
+
 
 class Machine(fixtures.Fixture):
     """:param endpoint: the API (``http://127.0.0.1:PORT``).

@@ -35,6 +35,9 @@ from tests.functional import fixtures as functional
 from tests.functional import gophercloud_client as gophercloud
 from tests.functional import metal3_host as host
 
+#: The states in which a node waits for its agent's heartbeats.
+_AGENT_WAITS = ('wait call-back', 'clean wait')
+
 
 #: A customDeploy host's method: metal3's own hardware manager's
 #: (ironic-agent-image's ``install_coreos``).
@@ -318,15 +321,16 @@ class DirectDeployTest(host.Metal3TestCase):
             self.assertIn(node['provision_state'], passing,
                           node['last_error'])
             self.assertLess(time.monotonic(), deadline, node)
-            if node['provision_state'] in ('wait call-back', 'clean wait'):
+            if node['provision_state'] in _AGENT_WAITS:
                 self.heartbeat(node_uuid)
             time.sleep(0.1)
 
     def heartbeat(self, node_uuid):
         """One lookup and heartbeat of the agent, tried again later (as
         IPA does) when the node is busy (409) or has just left the state
-        the agent may look it up in (404): it was read waiting a moment
-        ago, and the conductor moves it on meanwhile."""
+        the agent may look it up in (404) or heartbeat in (400: its flow
+        ended, and with it the token): it was read waiting a moment ago,
+        and the conductor moves it on meanwhile."""
         try:
             _status, found = self.agent.request(
                 'GET', '/v1/lookup?node_uuid=%s' % node_uuid)
@@ -337,8 +341,12 @@ class DirectDeployTest(host.Metal3TestCase):
                 'callback_url': self.ipa.url, 'agent_version': '10.0.0',
                 'agent_token': self.ipa.token})
         except urllib.error.HTTPError as error:
-            if error.code not in (404, 409):
-                raise
+            if error.code in (404, 409):
+                return
+            if error.code == 400 and self.bmo.node(node_uuid)[
+                    'provision_state'] not in _AGENT_WAITS:
+                return
+            raise
 
     def set_up_for_provisioning(self, node, custom_deploy=False):
         """ironic.go setUpForProvisioning: getInstanceUpdateOpts and

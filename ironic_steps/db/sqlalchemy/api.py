@@ -46,8 +46,6 @@ configure = engines.configure
 reconnect = engines.reconnect
 get_engine = engines.get_engine
 statement_engines = engines.statement_engines
-_engines = engines.tuned
-_get_facade = engines.facade
 
 
 @contextlib.contextmanager
@@ -78,7 +76,7 @@ def _writer():
     if sqlite.is_tuned(engine):
         connecting = sqlite.transaction(engine)
     else:
-        connecting = _get_facade().writer.connection.using(_LOCAL)
+        connecting = engines.facade().writer.connection.using(_LOCAL)
     with sqlite.write_lock(engine), _connected(connecting) as connection:
         yield connection
 
@@ -94,7 +92,7 @@ def _write_one():
 
 def _read_one():
     """A connection for one reading statement (see sqlite.one_statement)."""
-    return _connected(sqlite.one_statement(_engines()[1]))
+    return _connected(sqlite.one_statement(engines.tuned()[1]))
 
 
 def retry_on_disconnect(fn):
@@ -190,7 +188,7 @@ class _NodeQueries:
             raise exception.NodeAlreadyExists(uuid=values['uuid']) from exc
 
     def _get_node(self, key, ident, with_traits):
-        engine = _engines()[1]
+        engine = engines.tuned()[1]
         if sqlite.is_tuned_file(engine):
             read = (node_statements.DIRECT_NODE_WITH_TRAITS_BY if with_traits
                     else node_statements.DIRECT_NODE_BY)[key]

@@ -12,7 +12,7 @@ from ironic_steps.db.sqlalchemy import mysql
 from ironic_steps.db.sqlalchemy import sqlite
 
 _WATCHED = '_ironic_steps_watched'
-_FACADE_LOCK = threading.Lock()
+_FACADE_LOCK = threading.RLock()   # tuned() asks facade() under it
 _facade = None
 _tuned = None
 #: The options reconnect() configured the facade with, until configure().
@@ -33,6 +33,9 @@ def _new_facade(**kwargs):
 
 def facade():
     global _facade
+    current = _facade
+    if current is not None:   # every write asks: no lock once made
+        return current
     with _FACADE_LOCK:
         if _facade is None:
             _facade = _new_facade()
@@ -43,16 +46,15 @@ def tuned():
     """(writer, reader): the facade's engines, tuned; looked up once per
     facade, not at every statement (the facade's lock and its engine
     look-up were a fiftieth of a node read)."""
-    global _facade, _tuned
+    global _tuned
     engines = _tuned
     if engines is None:
         with _FACADE_LOCK:
             if _tuned is None:
-                if _facade is None:
-                    _facade = _new_facade()
+                current = facade()
                 # The writer first: it makes the SQLite file WAL.
-                writer = _tune(_facade.writer.get_engine())
-                _tuned = (writer, _tune(_facade.reader.get_engine()))
+                writer = _tune(current.writer.get_engine())
+                _tuned = (writer, _tune(current.reader.get_engine()))
             engines = _tuned
     return engines
 
